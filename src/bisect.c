@@ -1,0 +1,331 @@
+/* bisect.c - see bisect.h. */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bisect.h"
+#include "i18n.h"
+#include "probe.h"
+#include "unpack.h"
+#include "util.h"
+
+const char *ab_term_name(ab_term t)
+{
+	switch (t) {
+	case AB_TERM_GOOD: return "good";
+	case AB_TERM_BAD: return "bad";
+	default: return "skip";
+	}
+}
+
+const char *ab_by_name(ab_by by)
+{
+	static const char *const names[] = {
+		"probe", "user", "timeout", "unavailable", "failed-build", "replay",
+	};
+	return names[by];
+}
+
+const char *ab_bisect_old_term(const ab_bisect *b)
+{
+	return b->opt.find_fix ? "bad" : "good";
+}
+
+const char *ab_bisect_new_term(const ab_bisect *b)
+{
+	return b->opt.find_fix ? "good" : "bad";
+}
+
+static ab_verdict engine_verdict(const ab_bisect *b, ab_term t)
+{
+	if (t == AB_TERM_SKIP)
+		return AB_V_SKIP;
+	if ((t == AB_TERM_GOOD) != (b->opt.find_fix != 0))
+		return AB_V_OLD;
+	return AB_V_NEW;
+}
+
+ab_bisect *ab_bisect_new(const ab_index *idx, size_t good_idx, size_t bad_idx,
+			 const ab_bisect_options *opt, ab_error *err)
+{
+	size_t old_idx = opt->find_fix ? bad_idx : good_idx;
+	size_t new_idx = opt->find_fix ? good_idx : bad_idx;
+	ab_bisect *b;
+	size_t i;
+
+	if (old_idx >= new_idx) {
+		const ab_build *o = &idx->builds[old_idx], *n = &idx->builds[new_idx];
+		if (opt->find_fix)
+			ab_error_set(err, AB_EXIT_USAGE,
+				     _("the bad build %s must be older than the good build %s (with --find-fix)"),
+				     o->id, n->id);
+		else
+			ab_error_set(err, AB_EXIT_USAGE,
+				     _("the good build %s must be older than the bad build %s"),
+				     o->id, n->id);
+		return NULL;
+	}
+	b = ab_xcalloc(1, sizeof *b);
+	b->index = idx;
+	b->opt = *opt;
+	b->engine = ab_engine_new(idx->nbuilds, old_idx, new_idx);
+	b->probe_step = 1;
+	b->result = AB_RESULT_RUNNING;
+	/* Builds the farm could not make are known untestable for free. */
+	for (i = old_idx + 1; i < new_idx; i++)
+		if (idx->builds[i].failed)
+			ab_engine_set(b->engine, i, AB_V_FAILED);
+	return b;
+}
+
+void ab_bisect_free(ab_bisect *b)
+{
+	size_t i;
+
+	if (!b)
+		return;
+	for (i = 0; i < b->nsteps; i++)
+		free(b->steps[i].reason);
+	free(b->steps);
+	ab_engine_free(b->engine);
+	free(b);
+}
+
+static void add_step(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
+		     double seconds, const char *reason)
+{
+	ab_step *s;
+
+	if (b->nsteps == b->steps_cap) {
+		b->steps_cap = b->steps_cap ? b->steps_cap * 2 : 16;
+		b->steps = ab_xrealloc(b->steps, b->steps_cap * sizeof *b->steps);
+	}
+	s = &b->steps[b->nsteps++];
+	s->index = idx;
+	s->verdict = verdict;
+	s->by = by;
+	s->seconds = seconds;
+	s->reason = ab_xstrdup(reason);
+	if (by == AB_BY_PROBE || by == AB_BY_USER || by == AB_BY_TIMEOUT)
+		b->tested++;
+}
+
+ab_engine_rc ab_bisect_record(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
+			      double seconds, const char *reason)
+{
+	ab_verdict v = engine_verdict(b, verdict);
+	ab_engine_rc rc;
+
+	if (by == AB_BY_UNAVAILABLE)
+		v = AB_V_UNAVAILABLE;
+	rc = ab_engine_set(b->engine, idx, v);
+	if (rc != AB_ENGINE_OK)
+		return rc;
+	add_step(b, idx, verdict, by, seconds, reason);
+	return AB_ENGINE_OK;
+}
+
+static char *root_path(const ab_bisect *b, size_t idx)
+{
+	char *safe = ab_safe_name(b->index->builds[idx].id);
+	char *rel = ab_xasprintf("roots/%zu-%s", idx, safe);
+	char *path = ab_path_join(b->opt.work_dir, rel);
+	free(safe);
+	free(rel);
+	return path;
+}
+
+/* Downloads, verifies and unpacks one build. Returns 0 and *root when
+ * ready, 1 with *reason when the build is unavailable, -1 with err. */
+static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
+		   size_t idx, char **root, char **artifacts, char **reason, ab_error *err)
+{
+	const ab_build *bd = &b->index->builds[idx];
+	ab_fetch_item *items = ab_xcalloc(bd->nartifacts, sizeof *items);
+	ab_buf list = {0};
+	size_t i;
+	int rc = 0;
+
+	*root = NULL;
+	*reason = NULL;
+	for (i = 0; i < bd->nartifacts; i++) {
+		items[i].url = bd->artifacts[i].url;
+		items[i].sha256 = bd->artifacts[i].sha256;
+		items[i].size = bd->artifacts[i].size;
+	}
+	if (ab_fetch_artifacts(cache, &b->opt.fetch, &cb->fetch, items, bd->nartifacts, err) < 0) {
+		rc = -1;
+		goto out;
+	}
+	for (i = 0; i < bd->nartifacts; i++) {
+		if (items[i].status != AB_FETCH_OK) {
+			*reason = ab_xasprintf("%s: %s", bd->artifacts[i].filename,
+					       items[i].reason ? items[i].reason : "?");
+			rc = 1;
+			goto out;
+		}
+	}
+	*root = root_path(b, idx);
+	if (ab_remove_tree(*root) < 0 || ab_mkdir_p(*root) < 0) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot make scratch root %s: %s"),
+			     *root, strerror(errno));
+		rc = -1;
+		goto out;
+	}
+	for (i = 0; i < bd->nartifacts; i++) {
+		char *why = NULL;
+		ab_unpack_rc u = ab_unpack(items[i].path, bd->artifacts[i].type,
+					   bd->artifacts[i].filename, *root, &why, err);
+		if (u == AB_UNPACK_ERROR) {
+			rc = -1;
+			goto out;
+		}
+		if (u == AB_UNPACK_REFUSED) {
+			*reason = ab_xasprintf("%s: %s", bd->artifacts[i].filename, why ? why : "?");
+			free(why);
+			rc = 1;
+			goto out;
+		}
+		if (i)
+			ab_buf_puts(&list, "\n");
+		ab_buf_puts(&list, items[i].path);
+	}
+out:
+	if (rc != 0 && *root) {
+		ab_remove_tree(*root);
+		free(*root);
+		*root = NULL;
+	}
+	*artifacts = rc == 0 ? ab_buf_steal(&list) : NULL;
+	ab_buf_free(&list);
+	for (i = 0; i < bd->nartifacts; i++) {
+		free(items[i].path);
+		free(items[i].reason);
+	}
+	free(items);
+	return rc;
+}
+
+/* Probes or asks; 0 with a recorded verdict, 1 when the run must stop
+ * (abort or quit), -1 with err. */
+static int judge(ab_bisect *b, const ab_bisect_callbacks *cb, size_t idx,
+		 const char *root, const char *artifacts, ab_error *err)
+{
+	const ab_build *bd = &b->index->builds[idx];
+	ab_probe_spec spec;
+	ab_probe_result res;
+	ab_term t;
+	ab_by by = AB_BY_PROBE;
+
+	if (!b->opt.probe) {
+		ab_answer a = cb->ask(cb->ud, b, idx, root);
+		if (a == AB_ANSWER_QUIT)
+			return 1;
+		t = a == AB_ANSWER_GOOD ? AB_TERM_GOOD : a == AB_ANSWER_BAD ? AB_TERM_BAD : AB_TERM_SKIP;
+		ab_bisect_record(b, idx, t, AB_BY_USER, 0, NULL);
+		return 0;
+	}
+	memset(&spec, 0, sizeof spec);
+	spec.command = b->opt.probe;
+	spec.root = root;
+	spec.build_id = bd->id;
+	spec.commit = bd->commit;
+	spec.version = bd->version;
+	spec.artifacts = artifacts;
+	spec.step = b->probe_step++;
+	spec.timeout = b->opt.timeout;
+	spec.grace = 5.0;
+	spec.stdout_to_stderr = b->opt.probe_stdout_to_stderr;
+	spec.cancel = b->opt.cancel;
+	if (ab_probe_run(&spec, &res, err) < 0)
+		return -1;
+	switch (res.outcome) {
+	case AB_PROBE_GOOD: t = AB_TERM_GOOD; break;
+	case AB_PROBE_BAD: t = AB_TERM_BAD; break;
+	case AB_PROBE_SKIP: t = AB_TERM_SKIP; break;
+	case AB_PROBE_TIMEOUT:
+		t = b->opt.timeout_skip ? AB_TERM_SKIP : AB_TERM_BAD;
+		by = AB_BY_TIMEOUT;
+		break;
+	case AB_PROBE_CANCELLED:
+		ab_error_set(err, AB_EXIT_ABORTED, _("interrupted while probing %s"), bd->id);
+		return -1;
+	default:
+		if (res.signal)
+			ab_error_set(err, AB_EXIT_ABORTED,
+				     _("the probe was killed by signal %d on build %s; stopping"),
+				     res.signal, bd->id);
+		else
+			ab_error_set(err, AB_EXIT_ABORTED,
+				     _("the probe exited with status %d on build %s; stopping"),
+				     res.status, bd->id);
+		return 1;
+	}
+	ab_bisect_record(b, idx, t, by, res.seconds, NULL);
+	return 0;
+}
+
+static void settle(ab_bisect *b)
+{
+	ab_engine_state st = ab_engine_state_of(b->engine);
+	size_t i, lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine);
+
+	if (st == AB_ENGINE_RUNNING)
+		return;
+	b->result = st == AB_ENGINE_FOUND ? AB_RESULT_FOUND : AB_RESULT_INCONCLUSIVE;
+	/* Name the failed builds that left the answer open: the report
+	 * should say why it is inconclusive. */
+	for (i = lo + 1; i < hi; i++)
+		if (ab_engine_get(b->engine, i) == AB_V_FAILED)
+			add_step(b, i, AB_TERM_SKIP, AB_BY_FAILED_BUILD, 0, NULL);
+}
+
+int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
+		  ab_error *err)
+{
+	settle(b);
+	while (b->result == AB_RESULT_RUNNING) {
+		size_t idx = ab_engine_next(b->engine);
+		char *root = NULL, *artifacts = NULL, *reason = NULL;
+		int rc;
+
+		if (b->opt.cancel && *b->opt.cancel) {
+			ab_error_set(err, AB_EXIT_ABORTED, _("interrupted"));
+			b->result = AB_RESULT_ABORTED;
+			return -1;
+		}
+		if (cb->choose)
+			cb->choose(cb->ud, b, idx);
+		rc = prepare(b, cache, cb, idx, &root, &artifacts, &reason, err);
+		if (rc < 0) {
+			if (err->code == AB_EXIT_ABORTED)
+				b->result = AB_RESULT_ABORTED;
+			return -1;
+		}
+		if (rc == 1) {
+			ab_bisect_record(b, idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, reason);
+			if (cb->verdict)
+				cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
+			free(reason);
+			settle(b);
+			continue;
+		}
+		if (cb->ready)
+			cb->ready(cb->ud, b, idx, root);
+		rc = judge(b, cb, idx, root, artifacts, err);
+		if (!b->opt.keep_roots)
+			ab_remove_tree(root);
+		free(root);
+		free(artifacts);
+		if (rc != 0) {
+			b->result = AB_RESULT_ABORTED;
+			if (rc == 1 && !err->code)
+				ab_error_set(err, AB_EXIT_ABORTED, _("stopped by the user"));
+			return rc < 0 ? -1 : 0;
+		}
+		if (cb->verdict)
+			cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
+		settle(b);
+	}
+	return 0;
+}

@@ -1,0 +1,106 @@
+/* bisect.h - drives one bisection: engine, fetch, unpack, probe.
+ *
+ * Owns the loop "ask the engine, prepare the build, get a verdict,
+ * record it" and the list of steps the report is made from. Maps good
+ * and bad onto the engine's OLD and NEW (--find-fix swaps them). Talks to
+ * the person only through callbacks; never prints.
+ */
+#ifndef AB_BISECT_H
+#define AB_BISECT_H
+
+#include <signal.h>
+#include <stddef.h>
+#include "engine.h"
+#include "error.h"
+#include "fetch.h"
+#include "index.h"
+
+typedef enum ab_term { AB_TERM_GOOD, AB_TERM_BAD, AB_TERM_SKIP } ab_term;
+
+typedef enum ab_by {
+	AB_BY_PROBE,
+	AB_BY_USER,
+	AB_BY_TIMEOUT,
+	AB_BY_UNAVAILABLE,
+	AB_BY_FAILED_BUILD,
+	AB_BY_REPLAY,
+} ab_by;
+
+typedef struct ab_step {
+	size_t index;		/* position in the index's builds */
+	ab_term verdict;
+	ab_by by;
+	double seconds;		/* probe time, 0 when none ran */
+	char *reason;		/* why unavailable, or NULL */
+} ab_step;
+
+typedef enum ab_result {
+	AB_RESULT_RUNNING,
+	AB_RESULT_FOUND,
+	AB_RESULT_INCONCLUSIVE,
+	AB_RESULT_ABORTED,
+} ab_result;
+
+typedef struct ab_bisect_options {
+	const char *probe;	/* NULL: ask through the callback */
+	double timeout;		/* seconds, 0 = none */
+	int timeout_skip;	/* --timeout-verdict skip */
+	int find_fix;
+	int keep_roots;
+	int probe_stdout_to_stderr;
+	const char *work_dir;	/* scratch roots go under WORK/roots */
+	ab_fetch_options fetch;
+	volatile sig_atomic_t *cancel;
+} ab_bisect_options;
+
+/* What the person answers at a manual step. */
+typedef enum ab_answer { AB_ANSWER_GOOD, AB_ANSWER_BAD, AB_ANSWER_SKIP, AB_ANSWER_QUIT } ab_answer;
+
+typedef struct ab_bisect ab_bisect;
+
+typedef struct ab_bisect_callbacks {
+	/* The build chosen next, before it is fetched. */
+	void (*choose)(void *ud, const ab_bisect *b, size_t idx);
+	/* The build is in its root and about to be probed or asked about. */
+	void (*ready)(void *ud, const ab_bisect *b, size_t idx, const char *root);
+	/* A verdict was recorded. */
+	void (*verdict)(void *ud, const ab_bisect *b, const ab_step *s);
+	/* Manual mode: the person's verdict on the build in root. */
+	ab_answer (*ask)(void *ud, const ab_bisect *b, size_t idx, const char *root);
+	ab_fetch_callbacks fetch;
+	void *ud;
+} ab_bisect_callbacks;
+
+struct ab_bisect {
+	const ab_index *index;
+	ab_engine *engine;
+	ab_bisect_options opt;
+	ab_result result;
+	ab_step *steps;
+	size_t nsteps, steps_cap;
+	unsigned tested;	/* builds probed or judged by the person */
+	unsigned probe_step;	/* ARTBISECT_STEP of the next probe */
+};
+
+/* good_idx and bad_idx are the given (or default) ends; with find_fix
+ * good is the newer one. NULL with err (exit 2) when the order is wrong. */
+ab_bisect *ab_bisect_new(const ab_index *idx, size_t good_idx, size_t bad_idx,
+			 const ab_bisect_options *opt, ab_error *err);
+void ab_bisect_free(ab_bisect *b);
+
+/* Runs until found, inconclusive or aborted. -1 with err for failures
+ * that end the run (exit 3, or 4 when cancelled). */
+int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
+		  ab_error *err);
+
+/* Records a verdict given in terms of good/bad/skip. */
+ab_engine_rc ab_bisect_record(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
+			      double seconds, const char *reason);
+
+/* The words of the old and new states: good/bad, or bad/good. */
+const char *ab_bisect_old_term(const ab_bisect *b);
+const char *ab_bisect_new_term(const ab_bisect *b);
+const char *ab_term_name(ab_term t);
+const char *ab_by_name(ab_by by);
+
+#endif

@@ -1,0 +1,500 @@
+/* fetch.c - see fetch.h.
+ *
+ * One loop over libcurl's multi interface drives every transfer of a
+ * call. A transfer streams into a temporary file in the cache while its
+ * bytes go through SHA-256; only a matching digest lets the file become a
+ * cache entry. Transient failures (5xx, 408, 429, timeouts, resets,
+ * truncated bodies) are retried with exponential backoff and jitter.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <curl/curl.h>
+#include "digest.h"
+#include "fetch.h"
+#include "i18n.h"
+#include "util.h"
+
+enum xfer_state { XFER_WAITING, XFER_RUNNING, XFER_DONE };
+
+typedef struct xfer {
+	ab_fetch_item *item;	/* NULL for a memory transfer */
+	const char *url;
+	enum xfer_state state;
+	int tries;		/* transient failures so far */
+	int mismatches;		/* digest mismatches so far */
+	double not_before;	/* backoff: do not start before this */
+	CURL *easy;
+	char errbuf[CURL_ERROR_SIZE];
+	/* file sink */
+	int fd;
+	char *tmp_path;
+	ab_sha256 *hash;
+	int write_errno;	/* set when writing to disk failed */
+	/* memory sink */
+	ab_buf *mem;
+	size_t mem_max;
+	int too_big;
+	int gave_up;		/* memory transfer failed; errbuf says why */
+	int64_t received;
+	const ab_fetch_callbacks *cb;
+} xfer;
+
+void ab_fetch_global_init(void)
+{
+	static int done;
+	if (!done) {
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		done = 1;
+	}
+}
+
+void ab_fetch_options_default(ab_fetch_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->connect_timeout = 30;
+	o->stall_seconds = 60;
+	o->max_tries = 3;
+	o->backoff = 1.0;
+	o->cacert = NULL;
+}
+
+static void notice(const ab_fetch_callbacks *cb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void notice(const ab_fetch_callbacks *cb, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[1024];
+
+	if (!cb || !cb->notice)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	cb->notice(cb->ud, msg);
+}
+
+static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+	xfer *x = ud;
+	size_t n = size * nmemb, off = 0;
+
+	if (x->mem) {
+		if (x->mem->len + n > x->mem_max) {
+			x->too_big = 1;
+			return 0;
+		}
+		ab_buf_append(x->mem, ptr, n);
+		x->received += (int64_t)n;
+		return n;
+	}
+	/* A body longer than the index says is wrong: stop early. */
+	if (x->item->size >= 0 && x->received + (int64_t)n > x->item->size) {
+		x->too_big = 1;
+		return 0;
+	}
+	while (off < n) {
+		ssize_t w = write(x->fd, ptr + off, n - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			x->write_errno = errno;
+			return 0;
+		}
+		off += (size_t)w;
+	}
+	ab_sha256_update(x->hash, ptr, n);
+	x->received += (int64_t)n;
+	return n;
+}
+
+static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow,
+		       curl_off_t ultotal, curl_off_t ulnow)
+{
+	xfer *x = ud;
+	int64_t total = dltotal > 0 ? (int64_t)dltotal : -1;
+
+	if (x->item && x->item->size >= 0)
+		total = x->item->size;
+	if (x->cb && x->cb->progress)
+		x->cb->progress(x->cb->ud, x->url, (int64_t)dlnow, total);
+	return 0;
+}
+
+static CURL *make_easy(xfer *x, const ab_fetch_options *opt)
+{
+	CURL *h = curl_easy_init();
+
+	if (!h)
+		abort();
+	curl_easy_setopt(h, CURLOPT_URL, x->url);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,file");
+	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
+	curl_easy_setopt(h, CURLOPT_FAILONERROR, 1L);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, opt->connect_timeout);
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, opt->stall_seconds);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, PACKAGE_NAME "/" PACKAGE_VERSION);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
+	curl_easy_setopt(h, CURLOPT_PRIVATE, x);
+	if (opt->cacert)
+		curl_easy_setopt(h, CURLOPT_CAINFO, opt->cacert);
+	x->errbuf[0] = '\0';
+	return h;
+}
+
+/* Starts (or restarts) a transfer with an empty sink. */
+static int sink_reset(xfer *x, ab_cache *cache, ab_error *err)
+{
+	x->received = 0;
+	x->too_big = 0;
+	x->write_errno = 0;
+	if (x->mem) {
+		x->mem->len = 0;
+		return 0;
+	}
+	if (x->hash) {
+		char junk[65];
+		ab_sha256_final(x->hash, junk);
+	}
+	x->hash = ab_sha256_new();
+	if (x->fd < 0) {
+		x->fd = ab_cache_tmp_open(cache, &x->tmp_path, err);
+		if (x->fd < 0)
+			return -1;
+	} else if (ftruncate(x->fd, 0) < 0 || lseek(x->fd, 0, SEEK_SET) < 0) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"),
+			     x->tmp_path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void sink_discard(xfer *x)
+{
+	if (x->hash) {
+		char junk[65];
+		ab_sha256_final(x->hash, junk);
+		x->hash = NULL;
+	}
+	if (x->fd >= 0) {
+		close(x->fd);
+		x->fd = -1;
+	}
+	if (x->tmp_path) {
+		unlink(x->tmp_path);
+		free(x->tmp_path);
+		x->tmp_path = NULL;
+	}
+}
+
+static void give_up(xfer *x, char *reason)
+{
+	x->state = XFER_DONE;
+	if (x->item) {
+		x->item->status = AB_FETCH_UNAVAILABLE;
+		x->item->reason = reason;
+	} else {
+		x->gave_up = 1;
+		snprintf(x->errbuf, sizeof x->errbuf, "%s", reason);
+		free(reason);
+	}
+	sink_discard(x);
+}
+
+static double backoff_delay(const ab_fetch_options *opt, int tries)
+{
+	double d = opt->backoff;
+	int i;
+
+	for (i = 1; i < tries; i++)
+		d *= 2;
+	/* Jitter keeps a farm of clients from retrying in step. */
+	return d * (0.75 + 0.5 * ((double)rand() / RAND_MAX));
+}
+
+static void retry_or_give_up(xfer *x, const ab_fetch_options *opt, const char *why)
+{
+	x->tries++;
+	if (x->tries >= opt->max_tries) {
+		give_up(x, ab_xasprintf(_("gave up after %d tries: %s"), x->tries, why));
+		return;
+	}
+	notice(x->cb, _("%s: %s; retrying (try %d of %d)"), x->url, why,
+	       x->tries + 1, opt->max_tries);
+	x->state = XFER_WAITING;
+	x->not_before = ab_now() + backoff_delay(opt, x->tries);
+}
+
+/* A finished, complete body: verify it and make it a cache entry. */
+static int finish_file(xfer *x, ab_cache *cache, const ab_fetch_options *opt, ab_error *err)
+{
+	char got[65];
+	ab_fetch_item *it = x->item;
+
+	ab_sha256_final(x->hash, got);
+	x->hash = NULL;
+	if (it->size >= 0 && x->received != it->size) {
+		char *why = ab_xasprintf(_("size is %lld bytes, the index says %lld"),
+					 (long long)x->received, (long long)it->size);
+		retry_or_give_up(x, opt, why);
+		free(why);
+		return 0;
+	}
+	if (strcmp(got, it->sha256) != 0) {
+		x->mismatches++;
+		if (x->mismatches > 1) {
+			give_up(x, ab_xasprintf(_("sha256 mismatch: expected %s, got %s"),
+						it->sha256, got));
+			return 0;
+		}
+		notice(x->cb, _("%s: sha256 mismatch (got %s); fetching it again"), x->url, got);
+		x->state = XFER_WAITING;
+		x->not_before = ab_now();
+		return 0;
+	}
+	if (ab_cache_commit(cache, x->fd, x->tmp_path, it->sha256, err) < 0) {
+		x->fd = -1;
+		free(x->tmp_path);
+		x->tmp_path = NULL;
+		return -1;
+	}
+	x->fd = -1;
+	free(x->tmp_path);
+	x->tmp_path = NULL;
+	it->status = AB_FETCH_OK;
+	it->path = ab_cache_entry_path(cache, it->sha256);
+	x->state = XFER_DONE;
+	return 0;
+}
+
+static int is_fatal_errno(int e)
+{
+	return e == ENOSPC || e == EDQUOT || e == EROFS || e == EIO || e == EACCES;
+}
+
+/* Decides what a finished transfer means. -1 only for local failures. */
+static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_options *opt,
+		   ab_error *err)
+{
+	long code = 0;
+	char why[CURL_ERROR_SIZE + 64];
+
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
+	if (x->write_errno) {
+		if (is_fatal_errno(x->write_errno)) {
+			ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"),
+				     x->tmp_path, strerror(x->write_errno));
+			sink_discard(x);
+			return -1;
+		}
+		snprintf(why, sizeof why, "%s", strerror(x->write_errno));
+		retry_or_give_up(x, opt, why);
+		return 0;
+	}
+	if (x->too_big) {
+		if (x->mem)
+			give_up(x, ab_xasprintf(_("larger than %zu bytes"), x->mem_max));
+		else
+			give_up(x, ab_xasprintf(_("body is longer than the %lld bytes the index says"),
+						(long long)x->item->size));
+		return 0;
+	}
+	if (res == CURLE_OK) {
+		if (x->mem) {
+			x->state = XFER_DONE;
+			return 0;
+		}
+		return finish_file(x, cache, opt, err);
+	}
+	snprintf(why, sizeof why, "%s", x->errbuf[0] ? x->errbuf : curl_easy_strerror(res));
+	if (res == CURLE_HTTP_RETURNED_ERROR) {
+		snprintf(why, sizeof why, _("HTTP status %ld"), code);
+		if (code >= 500 || code == 408 || code == 429) {
+			retry_or_give_up(x, opt, why);
+			return 0;
+		}
+		give_up(x, ab_xstrdup(why));
+		return 0;
+	}
+	switch (res) {
+	case CURLE_PARTIAL_FILE:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_RECV_ERROR:
+	case CURLE_SEND_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_COULDNT_RESOLVE_HOST:
+		retry_or_give_up(x, opt, why);
+		return 0;
+	default:
+		give_up(x, ab_xstrdup(why));
+		return 0;
+	}
+}
+
+static void xfer_cleanup(xfer *x)
+{
+	sink_discard(x);
+	if (x->easy) {
+		curl_easy_cleanup(x->easy);
+		x->easy = NULL;
+	}
+}
+
+/* Runs transfers until each is DONE. -1 with err for local failures. */
+static int run_all(xfer *xs, size_t n, ab_cache *cache, const ab_fetch_options *opt,
+		   ab_error *err)
+{
+	CURLM *multi = curl_multi_init();
+	size_t left = n, i;
+	int rc = 0;
+
+	if (!multi)
+		abort();
+	curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 6L);
+	while (left > 0 && rc == 0) {
+		double now = ab_now(), wake = now + 1.0;
+		int running = 0, msgs;
+		CURLMsg *m;
+
+		if (opt->cancel && *opt->cancel) {
+			ab_error_set(err, AB_EXIT_ABORTED, _("interrupted"));
+			rc = -1;
+			break;
+		}
+
+		for (i = 0; i < n; i++) {
+			xfer *x = &xs[i];
+			if (x->state != XFER_WAITING)
+				continue;
+			if (x->not_before > now) {
+				if (x->not_before < wake)
+					wake = x->not_before;
+				continue;
+			}
+			if (sink_reset(x, cache, err) < 0) {
+				rc = -1;
+				break;
+			}
+			if (x->easy)
+				curl_easy_cleanup(x->easy);
+			x->easy = make_easy(x, opt);
+			curl_multi_add_handle(multi, x->easy);
+			x->state = XFER_RUNNING;
+		}
+		if (rc < 0)
+			break;
+		curl_multi_perform(multi, &running);
+		while ((m = curl_multi_info_read(multi, &msgs))) {
+			xfer *x;
+			if (m->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+			curl_multi_remove_handle(multi, m->easy_handle);
+			if (on_done(x, m->data.result, cache, opt, err) < 0) {
+				rc = -1;
+				break;
+			}
+			if (x->state == XFER_DONE) {
+				curl_easy_cleanup(x->easy);
+				x->easy = NULL;
+				left--;
+			}
+		}
+		if (rc < 0 || left == 0)
+			break;
+		{
+			double ms = (wake - ab_now()) * 1000.0;
+			if (ms < 0)
+				ms = 0;
+			if (ms > 200)
+				ms = 200;	/* stay responsive to Ctrl-C */
+			curl_multi_poll(multi, NULL, 0, (int)ms, NULL);	/* a signal cuts it short */
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (xs[i].easy)
+			curl_multi_remove_handle(multi, xs[i].easy);
+		xfer_cleanup(&xs[i]);
+	}
+	curl_multi_cleanup(multi);
+	return rc;
+}
+
+int ab_fetch_artifacts(ab_cache *cache, const ab_fetch_options *opt,
+		       const ab_fetch_callbacks *cb, ab_fetch_item *items,
+		       size_t n, ab_error *err)
+{
+	xfer *xs = ab_xcalloc(n ? n : 1, sizeof *xs);
+	size_t i, todo = 0;
+	int rc;
+
+	ab_fetch_global_init();
+	for (i = 0; i < n; i++) {
+		ab_fetch_item *it = &items[i];
+		it->status = AB_FETCH_PENDING;
+		it->path = NULL;
+		it->reason = NULL;
+		it->from_cache = 0;
+		/* A cache entry exists only once verified: trust it. */
+		if (ab_cache_has(cache, it->sha256)) {
+			it->status = AB_FETCH_OK;
+			it->path = ab_cache_entry_path(cache, it->sha256);
+			it->from_cache = 1;
+			continue;
+		}
+		xs[todo].item = it;
+		xs[todo].url = it->url;
+		xs[todo].fd = -1;
+		xs[todo].cb = cb;
+		xs[todo].state = XFER_WAITING;
+		todo++;
+	}
+	rc = run_all(xs, todo, cache, opt, err);
+	free(xs);
+	return rc;
+}
+
+int ab_fetch_to_memory(const char *url, const ab_fetch_options *opt,
+		       size_t max, char **data, size_t *len, ab_error *err)
+{
+	xfer x;
+	ab_buf b = {0};
+	int rc;
+
+	ab_fetch_global_init();
+	memset(&x, 0, sizeof x);
+	x.url = url;
+	x.fd = -1;
+	x.mem = &b;
+	x.mem_max = max;
+	x.state = XFER_WAITING;
+	rc = run_all(&x, 1, NULL, opt, err);
+	if (rc == 0 && x.gave_up) {
+		ab_error_set(err, AB_EXIT_USAGE, _("%s: %s"), url, x.errbuf);
+		rc = -1;
+	}
+	if (rc < 0) {
+		ab_buf_free(&b);
+		return -1;
+	}
+	*len = b.len;
+	*data = ab_buf_steal(&b);
+	return 0;
+}

@@ -1,0 +1,82 @@
+/* index.h - the artifact index (CONTRACT.md section 1): parse, validate,
+ * resolve artifact URLs, look builds up.
+ *
+ * Owns the in-memory index. Parses bytes handed to it (jansson) and
+ * resolves relative URLs with libcurl's URL API; never opens a file or a
+ * connection and never prints. Every refusal names its place, as in
+ * "index.json: builds[12].artifacts[0].sha256: expected 64 hex digits",
+ * with exit status AB_EXIT_USAGE.
+ */
+#ifndef AB_INDEX_H
+#define AB_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "error.h"
+
+typedef enum ab_artifact_type {
+	AB_ART_TAR,
+	AB_ART_ZIP,
+	AB_ART_RPM,
+	AB_ART_DEB,
+	AB_ART_FILE,
+} ab_artifact_type;
+
+typedef struct ab_artifact {
+	char *url;		/* absolute, resolved against the index URL */
+	char sha256[65];	/* lowercase hex */
+	int64_t size;		/* -1 when the index does not say */
+	ab_artifact_type type;
+	char *name;		/* optional, NULL when absent */
+	char *filename;		/* last path segment of url, never empty */
+} ab_artifact;
+
+typedef struct ab_build {
+	char *id;
+	char *commit;		/* NULL when absent, likewise date and version */
+	char *date;
+	char *version;
+	int failed;		/* status "failed": never downloaded */
+	size_t nartifacts;
+	ab_artifact *artifacts;
+} ab_build;
+
+typedef struct ab_index {
+	char *source_url;	/* where it was loaded from, as a URL */
+	char *label;		/* the name used in messages, e.g. index.json */
+	char *name, *project, *arch;
+	char *vcs_type, *vcs_url, *compare_url;
+	size_t nbuilds;
+	ab_build *builds;
+	struct ab_index_lookup *lookup;	/* private: id hash and commit order */
+} ab_index;
+
+/* Turns a command-line --index argument (path, file://, http://, https://)
+ * into an absolute URL. A plain path becomes file:// of its absolute
+ * form. NULL with err set when the scheme is not supported. */
+char *ab_index_source_url(const char *arg, ab_error *err);
+
+/* The name used in messages for an index at url: its last path segment. */
+char *ab_index_label(const char *url);
+
+/* Parses and validates an index document. source_url is the absolute URL
+ * it came from (relative artifact URLs resolve against it; an index
+ * served over http(s) may not point at file:// artifacts). */
+ab_index *ab_index_parse(const char *data, size_t len, const char *source_url,
+			 ab_error *err);
+void ab_index_free(ab_index *idx);
+
+/* Finds a build by id, or by a unique commit prefix of at least 7
+ * characters. Returns its position, or -1 with err set (unknown or
+ * ambiguous name, exit status AB_EXIT_USAGE). O(1) for ids, O(log n) for
+ * commit prefixes. */
+ssize_t ab_index_find(const ab_index *idx, const char *name, ab_error *err);
+
+/* compare_url with {old} and {new} replaced by the builds' commits (or
+ * ids); NULL when the index has no compare_url. Caller frees. */
+char *ab_index_compare_url(const ab_index *idx, size_t old_pos, size_t new_pos);
+
+const char *ab_artifact_type_name(ab_artifact_type t);
+
+#endif

@@ -1,0 +1,52 @@
+/* probe.h - runs the probe command for one build (CONTRACT.md section 3).
+ *
+ * Owns the probe's process: /bin/sh -c in its own process group, working
+ * directory the scratch root, the contract's environment, the timeout
+ * (TERM to the whole group, KILL after a grace period), and the mapping
+ * of its exit status to a verdict. The probe's output goes where the
+ * caller says; nothing here prints.
+ */
+#ifndef AB_PROBE_H
+#define AB_PROBE_H
+
+#include <signal.h>
+#include "error.h"
+
+typedef struct ab_probe_spec {
+	const char *command;
+	const char *root;	/* working directory and ARTBISECT_ROOT */
+	const char *build_id;
+	const char *commit;	/* NULL becomes "" */
+	const char *version;
+	const char *artifacts;	/* absolute paths, one per line */
+	unsigned step;
+	double timeout;		/* seconds; 0 = none */
+	double grace;		/* seconds between TERM and KILL */
+	int stdout_to_stderr;	/* keep stdout for the JSON report */
+	volatile sig_atomic_t *cancel;	/* set by a signal handler: stop now */
+} ab_probe_spec;
+
+typedef enum ab_probe_outcome {
+	AB_PROBE_GOOD,		/* exit 0 */
+	AB_PROBE_BAD,		/* 1..124, 126, 127 */
+	AB_PROBE_SKIP,		/* 125 */
+	AB_PROBE_ABORT,		/* 128 and above, or a signal */
+	AB_PROBE_TIMEOUT,	/* did not finish in time; the group was killed */
+	AB_PROBE_CANCELLED,	/* *cancel was set; the group was killed */
+} ab_probe_outcome;
+
+typedef struct ab_probe_result {
+	ab_probe_outcome outcome;
+	int status;		/* exit status, or -1 */
+	int signal;		/* terminating signal, or 0 */
+	double seconds;
+} ab_probe_result;
+
+/* Maps a wait status to an outcome (exposed for tests). */
+ab_probe_outcome ab_probe_outcome_of(int wstatus);
+
+/* Runs the probe and waits for it. -1 with err (exit 3) when it could not
+ * be started at all. */
+int ab_probe_run(const ab_probe_spec *spec, ab_probe_result *res, ab_error *err);
+
+#endif

@@ -1,0 +1,157 @@
+/* report.c - see report.h. */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "i18n.h"
+#include "report.h"
+#include "util.h"
+
+static const char *result_name(ab_result r)
+{
+	switch (r) {
+	case AB_RESULT_FOUND: return "found";
+	case AB_RESULT_INCONCLUSIVE: return "inconclusive";
+	case AB_RESULT_ABORTED: return "aborted";
+	default: return "running";
+	}
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *build_ref(const ab_bisect *b, size_t idx)
+{
+	const ab_build *bd = &b->index->builds[idx];
+	return json_pack("{s:s, s:o, s:I}", "id", bd->id, "commit", str_or_null(bd->commit),
+			 "index", (json_int_t)idx);
+}
+
+int ab_report_exit_status(const ab_bisect *b)
+{
+	switch (b->result) {
+	case AB_RESULT_FOUND:
+		return AB_EXIT_FOUND;
+	case AB_RESULT_INCONCLUSIVE:
+		return AB_EXIT_INCONCLUSIVE;
+	default:
+		return AB_EXIT_ABORTED;
+	}
+}
+
+json_t *ab_report_json(const ab_bisect *b)
+{
+	size_t lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine), i;
+	json_t *o = json_object(), *cands = json_array(), *steps = json_array();
+	char *cmp = ab_index_compare_url(b->index, lo, hi);
+
+	json_object_set_new(o, "result", json_string(result_name(b->result)));
+	json_object_set_new(o, "terms", json_pack("{s:s, s:s}", "old", ab_bisect_old_term(b),
+						   "new", ab_bisect_new_term(b)));
+	json_object_set_new(o, "last_old", build_ref(b, lo));
+	json_object_set_new(o, "first_new",
+			    b->result == AB_RESULT_FOUND ? build_ref(b, hi) : json_null());
+	for (i = lo + 1; i <= hi; i++)
+		json_array_append_new(cands, json_string(b->index->builds[i].id));
+	json_object_set_new(o, "candidates", cands);
+	json_object_set_new(o, "compare_url", str_or_null(cmp));
+	for (i = 0; i < b->nsteps; i++) {
+		const ab_step *s = &b->steps[i];
+		json_t *js = json_pack("{s:s, s:I, s:s, s:s, s:f}",
+				       "id", b->index->builds[s->index].id,
+				       "index", (json_int_t)s->index,
+				       "verdict", ab_term_name(s->verdict),
+				       "by", ab_by_name(s->by),
+				       "seconds", (double)((long long)(s->seconds * 1000 + 0.5)) / 1000.0);
+		if (s->reason)
+			json_object_set_new(js, "reason", json_string(s->reason));
+		json_array_append_new(steps, js);
+	}
+	json_object_set_new(o, "steps", steps);
+	json_object_set_new(o, "tested", json_integer(b->tested));
+	json_object_set_new(o, "builds", json_integer((json_int_t)b->index->nbuilds));
+	free(cmp);
+	return o;
+}
+
+static void describe_build(ab_buf *out, const char *label, const ab_build *bd)
+{
+	ab_buf_printf(out, "%-16s %s\n", label, bd->id);
+	if (bd->version)
+		ab_buf_printf(out, "  %-14s %s\n", _("version:"), bd->version);
+	if (bd->commit)
+		ab_buf_printf(out, "  %-14s %s\n", _("commit:"), bd->commit);
+	if (bd->date)
+		ab_buf_printf(out, "  %-14s %s\n", _("date:"), bd->date);
+}
+
+char *ab_report_text(const ab_bisect *b)
+{
+	size_t lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine), i;
+	const ab_build *old = &b->index->builds[lo], *nw = &b->index->builds[hi];
+	char *cmp = ab_index_compare_url(b->index, lo, hi);
+	int fix = b->opt.find_fix;
+	ab_buf out = {0};
+	unsigned probes = 0, unavailable = 0, skipped = 0;
+
+	for (i = 0; i < b->nsteps; i++) {
+		if (b->steps[i].by == AB_BY_UNAVAILABLE)
+			unavailable++;
+		else if (b->steps[i].verdict == AB_TERM_SKIP)
+			skipped++;
+		if (b->steps[i].by == AB_BY_PROBE || b->steps[i].by == AB_BY_TIMEOUT)
+			probes++;
+	}
+	switch (b->result) {
+	case AB_RESULT_FOUND:
+		ab_buf_puts(&out, fix ? _("The fix is in build ") : _("The first bad build is "));
+		ab_buf_printf(&out, "%s.\n\n", nw->id);
+		break;
+	case AB_RESULT_INCONCLUSIVE:
+		ab_buf_printf(&out, fix ? _("Inconclusive: the fix is in one of %zu builds:")
+				       : _("Inconclusive: the first bad build is one of %zu builds:"),
+			      hi - lo);
+		for (i = lo + 1; i <= hi && i <= lo + 20; i++)
+			ab_buf_printf(&out, " %s", b->index->builds[i].id);
+		if (hi - lo > 20)
+			ab_buf_puts(&out, " ...");
+		ab_buf_puts(&out, "\n");
+		ab_buf_puts(&out, _("The builds between them could not be tested (skipped, failed or unavailable).\n\n"));
+		break;
+	default:
+		ab_buf_printf(&out, _("Stopped with %zu candidate builds left, from %s to %s.\n\n"),
+			      hi - lo, b->index->builds[lo + 1].id, nw->id);
+		break;
+	}
+	describe_build(&out, fix ? _("Last bad build:") : _("Last good build:"), old);
+	describe_build(&out, b->result == AB_RESULT_FOUND
+			     ? (fix ? _("First good build:") : _("First bad build:"))
+			     : (fix ? _("Known good build:") : _("Known bad build:")), nw);
+	if (cmp)
+		ab_buf_printf(&out, "\n%s %s\n", _("Changes between them:"), cmp);
+	ab_buf_printf(&out, "\n");
+	ab_buf_printf(&out, _("%u builds tested (%u by the probe), %u skipped, %u unavailable, out of %zu builds in the index.\n"),
+		      b->tested, probes, skipped, unavailable, b->index->nbuilds);
+	for (i = 0; i < b->nsteps; i++) {
+		const ab_step *s = &b->steps[i];
+		if (s->by == AB_BY_UNAVAILABLE)
+			ab_buf_printf(&out, _("  unavailable: %s (%s)\n"),
+				      b->index->builds[s->index].id, s->reason ? s->reason : "");
+	}
+	if (old->commit && nw->commit && b->result != AB_RESULT_ABORTED) {
+		ab_buf_puts(&out, "\n");
+		if (b->index->vcs_url)
+			ab_buf_printf(&out, _("If more than one commit lies between these builds, narrow it down with\nlocal builds in a clone of %s:\n"),
+				      b->index->vcs_url);
+		else
+			ab_buf_puts(&out, _("If more than one commit lies between these builds, narrow it down with\nlocal builds in a clone of the source:\n"));
+		if (fix)
+			ab_buf_printf(&out, "  git bisect start --term-old=broken --term-new=fixed %s %s\n",
+				      nw->commit, old->commit);
+		else
+			ab_buf_printf(&out, "  git bisect start %s %s\n", nw->commit, old->commit);
+	}
+	free(cmp);
+	return ab_buf_steal(&out);
+}

@@ -1,0 +1,22 @@
+/* report.h - the end-of-run report.
+ *
+ * Owns the two forms of the result: the JSON object of CONTRACT.md
+ * section 6 (jansson) and the text a person pastes into a bug report.
+ * Builds them from a finished (or aborted) bisection; never prints.
+ */
+#ifndef AB_REPORT_H
+#define AB_REPORT_H
+
+#include <jansson.h>
+#include "bisect.h"
+
+/* The contract's report object. Caller json_decref()s it. */
+json_t *ab_report_json(const ab_bisect *b);
+
+/* The human report, several lines ending in a newline. Caller frees. */
+char *ab_report_text(const ab_bisect *b);
+
+/* The exit status the contract gives this result. */
+int ab_report_exit_status(const ab_bisect *b);
+
+#endif

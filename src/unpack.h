@@ -1,0 +1,30 @@
+/* unpack.h - puts a verified artifact into a scratch root.
+ *
+ * Owns secure extraction with libarchive (tar in any compression it
+ * reads, zip, cpio) and the copying of plain files. Refuses any entry
+ * that would land outside the root: "..", absolute paths, writes through
+ * symlinks, hard links out of the root, device nodes. Drops setuid and
+ * setgid bits and never changes ownership, even as root. Never prints,
+ * never downloads, and never sees bytes that were not verified first.
+ */
+#ifndef AB_UNPACK_H
+#define AB_UNPACK_H
+
+#include "error.h"
+#include "index.h"
+
+typedef enum ab_unpack_rc {
+	AB_UNPACK_OK = 0,
+	AB_UNPACK_REFUSED,	/* unsafe entry or damaged archive: *reason says */
+	AB_UNPACK_ERROR,	/* local failure (disk full...): err says, exit 3 */
+} ab_unpack_rc;
+
+/* Unpacks (or copies, for AB_ART_FILE) the file at path into root, which
+ * must exist. filename is the artifact's name, used for copied files.
+ * On REFUSED *reason names the entry, e.g.
+ * "unsafe entry '../../etc/passwd': path leaves the root"; caller frees. */
+ab_unpack_rc ab_unpack(const char *path, ab_artifact_type type,
+		       const char *filename, const char *root,
+		       char **reason, ab_error *err);
+
+#endif

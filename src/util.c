@@ -1,0 +1,261 @@
+/* util.c - see util.h. */
+#include "config.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "i18n.h"
+#include "util.h"
+
+static void out_of_memory(void)
+{
+	fputs("artbisect: out of memory\n", stderr);
+	abort();
+}
+
+void *ab_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+void *ab_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+void *ab_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+char *ab_xstrdup(const char *s)
+{
+	return s ? ab_xstrndup(s, strlen(s)) : NULL;
+}
+
+char *ab_xstrndup(const char *s, size_t n)
+{
+	char *p = ab_xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+static char *vasprintf_x(const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+	char *p;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		out_of_memory();
+	p = ab_xmalloc((size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+char *ab_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	p = vasprintf_x(fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void ab_buf_append(ab_buf *b, const void *data, size_t len)
+{
+	if (b->len + len + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + len + 1)
+			cap *= 2;
+		b->data = ab_xrealloc(b->data, cap);
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+}
+
+void ab_buf_puts(ab_buf *b, const char *s)
+{
+	ab_buf_append(b, s, strlen(s));
+}
+
+void ab_buf_printf(ab_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = vasprintf_x(fmt, ap);
+	va_end(ap);
+	ab_buf_puts(b, s);
+	free(s);
+}
+
+char *ab_buf_steal(ab_buf *b)
+{
+	char *p = b->data ? b->data : ab_xstrdup("");
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return p;
+}
+
+void ab_buf_free(ab_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+char *ab_path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+	if (la && a[la - 1] == '/')
+		return ab_xasprintf("%s%s", a, b);
+	return ab_xasprintf("%s/%s", a, b);
+}
+
+int ab_mkdir_p(const char *path)
+{
+	char *p = ab_xstrdup(path), *s;
+	int rc = 0;
+
+	for (s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+				rc = -1;
+				break;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	if (rc == 0) {
+		struct stat st;
+		if (stat(p, &st) < 0)
+			rc = -1;
+		else if (!S_ISDIR(st.st_mode)) {
+			errno = ENOTDIR;
+			rc = -1;
+		}
+	}
+	free(p);
+	return rc;
+}
+
+static int remove_at(int dirfd, const char *name)
+{
+	struct stat st;
+	int fd, rc = 0;
+	DIR *d;
+	struct dirent *de;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dirfd, name, 0) < 0 && errno != ENOENT ? -1 : 0;
+	/* Payloads may carry 0555 directories: make them writable first. */
+	if ((st.st_mode & 0700) != 0700)
+		fchmodat(dirfd, name, (st.st_mode & 07777) | 0700, 0);
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (remove_at(fd, de->d_name) < 0)
+			rc = -1;
+	}
+	closedir(d);
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		rc = -1;
+	return rc;
+}
+
+int ab_remove_tree(const char *path)
+{
+	return remove_at(AT_FDCWD, path);
+}
+
+int ab_read_file(const char *path, size_t max, char **data, size_t *len, ab_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	ab_buf b = {0};
+	char chunk[65536];
+	size_t n;
+
+	if (!f) {
+		ab_error_set(err, AB_EXIT_USAGE, _("%s: cannot open: %s"), path, strerror(errno));
+		return -1;
+	}
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (b.len + n > max) {
+			ab_error_set(err, AB_EXIT_USAGE, _("%s: larger than %zu bytes"), path, max);
+			fclose(f);
+			ab_buf_free(&b);
+			return -1;
+		}
+		ab_buf_append(&b, chunk, n);
+	}
+	if (ferror(f)) {
+		ab_error_set(err, AB_EXIT_USAGE, _("%s: read error: %s"), path, strerror(errno));
+		fclose(f);
+		ab_buf_free(&b);
+		return -1;
+	}
+	fclose(f);
+	*len = b.len;
+	*data = ab_buf_steal(&b);
+	return 0;
+}
+
+double ab_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+char *ab_safe_name(const char *s)
+{
+	char *p = ab_xstrdup(s), *q;
+	for (q = p; *q; q++) {
+		char c = *q;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+' || c == '-'))
+			*q = '_';
+	}
+	if (p[0] == '.')
+		p[0] = '_';
+	return p;
+}

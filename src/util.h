@@ -1,0 +1,42 @@
+/* util.h - small helpers every module needs: allocation that cannot
+ * return NULL, string building, paths and directory trees.
+ * Never prints and never exits except when memory runs out. */
+#ifndef AB_UTIL_H
+#define AB_UTIL_H
+
+#include <stddef.h>
+#include <stdbool.h>
+#include "error.h"
+
+void *ab_xmalloc(size_t n);
+void *ab_xcalloc(size_t n, size_t size);
+void *ab_xrealloc(void *p, size_t n);
+char *ab_xstrdup(const char *s);	/* NULL stays NULL */
+char *ab_xstrndup(const char *s, size_t n);
+char *ab_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growing byte buffer, always NUL-terminated. */
+typedef struct ab_buf {
+	char *data;
+	size_t len, cap;
+} ab_buf;
+void ab_buf_append(ab_buf *b, const void *data, size_t len);
+void ab_buf_puts(ab_buf *b, const char *s);
+void ab_buf_printf(ab_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *ab_buf_steal(ab_buf *b);	/* hands over data; b is empty again */
+void ab_buf_free(ab_buf *b);
+
+char *ab_path_join(const char *a, const char *b);
+/* mkdir -p with mode 0755; 0 or -1 with errno set. */
+int ab_mkdir_p(const char *path);
+/* rm -rf that first makes directories writable (payloads may hold 0555
+ * directories); never follows symlinks. 0 or -1 with errno set. */
+int ab_remove_tree(const char *path);
+/* Reads a whole regular file, up to max bytes. */
+int ab_read_file(const char *path, size_t max, char **data, size_t *len, ab_error *err);
+/* Monotonic seconds. */
+double ab_now(void);
+/* A file-name-safe copy of s (anything but [A-Za-z0-9._+-] becomes '_'). */
+char *ab_safe_name(const char *s);
+
+#endif

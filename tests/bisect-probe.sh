@@ -1,0 +1,83 @@
+#!/bin/bash
+# The probe protocol: environment, statuses, abort, timeout, leftovers.
+set -u
+. "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
+
+mkfarm --out "$T/farm" --builds 16 --culprit 9 --skip-builds 5
+start_server "$T/farm"
+A=("$ARTBISECT" --index "$BASE/index.json" --cache-dir "$T/cache" --work-dir "$T/work" --json)
+
+# The environment of section 3 of the contract.
+cat > "$T/envprobe.sh" <<'P'
+{
+	echo "step=$ARTBISECT_STEP build=$ARTBISECT_BUILD"
+	echo "pwd=$(pwd -P) root=$(cd "$ARTBISECT_ROOT" && pwd -P)"
+	echo "commit=$ARTBISECT_COMMIT version=$ARTBISECT_VERSION"
+	printf '%s\n' "$ARTBISECT_ARTIFACTS" | while read -r f; do echo "artifact=$(sha256sum < "$f" | cut -d' ' -f1)"; done
+} >> "$ENVLOG"
+echo "this goes to the probe's stdout"
+./usr/bin/app
+P
+export ENVLOG="$T/env.log"
+run "${A[@]}" --probe "sh $T/envprobe.sh"
+is "$RC" 0 "probe with env: found"
+"$PYTHON3" -c 'import json,sys; json.loads(sys.stdin.read())' <<<"$OUT"
+tap_ok $? "--json: the probe's stdout does not reach standard output"
+is "$(grep -c '^step=' "$ENVLOG")" "$(echo "$OUT" | json_get - tested)" "one probe run per tested build"
+is "$(grep '^step=' "$ENVLOG" | cut -d' ' -f1 | tr '\n' ' ')" "$(seq -s' ' -f 'step=%g' 1 "$(grep -c '^step=' "$ENVLOG")") " "ARTBISECT_STEP counts 1, 2, 3..."
+bad_pwd=$(grep '^pwd=' "$ENVLOG" | awk '{split($1,a,"="); split($2,b,"="); if (a[2] != b[2]) print}')
+is "$bad_pwd" "" "the working directory is ARTBISECT_ROOT"
+first_build=$(grep -m1 '^step=1 ' "$ENVLOG" | sed 's/.*build=//')
+first_commit=$(json_get "$T/farm/index.json" "builds.$((10#${first_build#b})).commit")
+like "$(cat "$ENVLOG")" "commit=$first_commit version=1.0.$((10#${first_build#b}))" "ARTBISECT_COMMIT and ARTBISECT_VERSION"
+first_sha=$(json_get "$T/farm/index.json" "builds.$((10#${first_build#b})).artifacts.0.sha256")
+like "$(cat "$ENVLOG")" "artifact=$first_sha" "ARTBISECT_ARTIFACTS lists the verified files"
+
+# Exit 125 skips: build 5 is untestable in this farm.
+run "${A[@]}" --probe './usr/bin/app' --good b0001 --bad b0009
+is "$RC" 0 "a skipped build is stepped around"
+has_step "$OUT" id=b0005 index=5 verdict=skip by=probe
+tap_ok $? "skip recorded as verdict skip by probe"
+
+# Only skips left between good and bad: inconclusive.
+mkfarm --out "$T/sk" --builds 12 --culprit 6 --skip-builds 4,5,6
+run "$ARTBISECT" --index "$T/sk/index.json" --cache-dir "$T/cache" --work-dir "$T/work" --json --probe './usr/bin/app'
+is "$RC" 1 "skips around the culprit: exit 1"
+is "$(echo "$OUT" | json_get - candidates)" '["b0004", "b0005", "b0006", "b0007"]' "candidates are the skipped builds and the first bad"
+
+# Status 200 and a signal abort the run with exit 4.
+run "${A[@]}" --probe 'exit 200'
+is "$RC" 4 "probe status 200: exit 4"
+is "$(echo "$OUT" | json_get - result)" aborted "probe status 200: result aborted"
+like "$ERR" 'status 200' "it says which status"
+run "${A[@]}" --probe 'kill -KILL $$'
+is "$RC" 4 "probe killed by a signal: exit 4"
+like "$ERR" 'signal 9' "it names the signal"
+run "${A[@]}" --probe 'exit 127'
+is "$(echo "$OUT" | json_get - steps.0.verdict)" bad "status 127 is bad"
+
+# A hang: killed after --timeout, counts as bad; or as skip.
+run "${A[@]}" --probe './usr/bin/app || sleep 60' --timeout 0.5
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0009 "hanging bad builds: found by timeout"
+has_step "$OUT" verdict=bad by=timeout
+tap_ok $? "the step says timeout"
+run "${A[@]}" --probe './usr/bin/app || sleep 60' --timeout 0.5 --timeout-verdict skip
+is "$RC" 1 "--timeout-verdict skip: every bad build is skipped, inconclusive"
+has_step "$OUT" verdict=skip by=timeout
+tap_ok $? "timeout as skip"
+
+# A probe that ignores TERM is killed anyway.
+start=$(date +%s)
+run "${A[@]}" --probe 'trap "" TERM; ./usr/bin/app || sleep 60' --timeout 0.5 --good b0007 --bad b0011
+end=$(date +%s)
+is "$RC" 0 "a probe ignoring TERM is killed"
+tap_ok $(( end - start < 40 ? 0 : 1 )) "and the run did not wait for it"
+
+# Nothing the probe started outlives its step.
+marker=$((RANDOM + 40000))
+run "${A[@]}" --probe "sleep $marker & ./usr/bin/app"
+is "$RC" 0 "probe leaving a background process: found"
+sleep 0.2
+is "$(pgrep -f "sleep $marker" | wc -l)" 0 "the background process was killed"
+
+plan_done
