@@ -43,15 +43,15 @@ struct ab_engine {
  * nothing about their neighbours, so the model does not see them.
  */
 #define RHO		0.15
-#define PRIOR_ISOLATED	0.5
+#define PRIOR_ISOLATED	0.7
 #define NCHAINS		2
 #define HORIZON		128	/* 0.8^128 < 1e-12: no memory beyond it */
 
 static const struct chain {
 	double lambda, prior;
 } chains[NCHAINS] = {
-	{ 0.4, 0.3 },	/* short runs */
-	{ 0.8, 0.2 },	/* long runs */
+	{ 0.4, 0.2 },	/* short runs */
+	{ 0.8, 0.1 },	/* long runs */
 };
 
 static bool learned_bad(unsigned char v)

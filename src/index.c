@@ -1,32 +1,27 @@
 /* index.c - see index.h.
  *
- * The index is read by a small strict JSON reader of its own rather than
- * by jansson: jansson builds a whole DOM first, which for a 1,000,000-build
- * index (270 MB) took 7 to 10 s and 2 GB (3.7 s even one build at a time),
- * against about 1 s and 370 MB here. The reader walks the document once,
- * keeps only what index.h holds, and names the place of every refusal
- * (JSON path, and line and column for syntax). The test suite checks it
- * against jansson on mutated documents.
+ * jansson parses the document; this file walks the tree it builds,
+ * checks it against CONTRACT.md section 1, and copies out what index.h
+ * holds. Each build's JSON is dropped as soon as it is copied, so that
+ * the index grows into the memory the tree gives back. Owns the lookup
+ * tables behind ab_index_find (ids hashed, commits sorted). Never opens a
+ * file or a connection and never prints.
  *
- * What the reader accepts is RFC 8259 JSON, as jansson does by default:
- * UTF-8 checked everywhere (no overlong forms, no surrogates), no control
- * characters in strings, \u escapes with proper surrogate pairs, strict
- * number grammar, nothing after the top-level object but white space.
- * Deliberate differences: a leading UTF-8 byte order mark is skipped;
- * nesting deeper than MAX_DEPTH is refused; \u0000 is refused in the
- * strings artbisect reads (with the place named) and allowed in values it
- * ignores; numbers are not range-checked where they are ignored.
+ * What is accepted is what jansson accepts with JSON_REJECT_DUPLICATES:
+ * RFC 8259 JSON, UTF-8 checked, no \u0000 in any string, no key twice in
+ * any object (which of two "sha256" would win is not a question to leave
+ * open), nesting no deeper than jansson's limit (2048 in 2.14), numbers
+ * jansson can hold (64-bit integers, finite doubles) even where they are
+ * ignored. A leading UTF-8 byte order mark is skipped. Keys artbisect does not know are ignored: that
+ * is the forward compatibility CONTRACT.md section 1 asks for.
  *
- * Keys artbisect reads may appear only once per object (which of two
- * "sha256" would win is not a question to leave open). Keys it does not
- * know are skipped, duplicates included: that is the forward
- * compatibility CONTRACT.md section 1 asks for.
+ * A syntax error is named by line and column, as jansson gives them; any
+ * other refusal by its place, as in builds[12].artifacts[0].sha256.
  *
- * Failed builds: their "artifacts", if any, are checked for JSON syntax
- * only and then dropped (nartifacts is 0). A farm that could not finish a
- * build may well list half-made artifacts without a sha256, and a failed
- * build is never downloaded, so refusing the whole index over it would
- * help nobody.
+ * Failed builds: their "artifacts", if any, are dropped unread
+ * (nartifacts is 0). A farm that could not finish a build may well list
+ * half-made artifacts without a sha256, and a failed build is never
+ * downloaded, so refusing the whole index over it would help nobody.
  */
 #include "config.h"
 #include <errno.h>
@@ -38,37 +33,23 @@
 #include <sys/random.h>
 #include <unistd.h>
 #include <curl/curl.h>
+#include <jansson.h>
 #include "i18n.h"
 #include "index.h"
 #include "util.h"
 
-#define MAX_DEPTH 512
-#define MAX_INDEX_BYTES ((size_t)2 << 30)	/* 2 GiB */
+#define MAX_INDEX_BYTES ((size_t)1 << 30)	/* 1 GiB: jansson needs about 8 times that */
 #define MIN_PREFIX 7
-#define MAX_FRAMES 8
 #define CLIP 200		/* longest piece of the document quoted back */
+
+/* The id table keeps positions in 32 bits; a build takes at least 2 bytes. */
+_Static_assert(MAX_INDEX_BYTES / 2 < UINT32_MAX, "build positions must fit in 32 bits");
 
 static const char format_name[] = "artbisect-index";
 
 /* ---------------------------------------------------------------------
  * Small helpers
  */
-
-/* Character classes: C_HEX a hex digit; C_URL kept as is in a simple
- * relative URL (RFC 3986 unreserved, sub-delims, '@' and '/'; not ':',
- * which could start a scheme, nor '%', '?', '#' or what libcurl encodes);
- * C_JSON needs no escaping in a JSON string and is ASCII. */
-enum { C_HEX = 1, C_URL = 2, C_JSON = 4 };
-static const unsigned char ctab[256] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	4, 6, 0, 4, 6, 4, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6,
-	7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 4, 6, 4, 6, 4, 4,
-	6, 7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6, 6, 6, 6, 6,
-	6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 4, 0, 4, 4, 6,
-	4, 7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6, 6, 6, 6, 6,
-	6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 4, 4, 4, 6, 4,
-};
 
 static inline unsigned char lc(unsigned char c)
 {
@@ -177,67 +158,23 @@ static char *last_segment(const char *path, size_t n)
 	return name;
 }
 
-/* ---------------------------------------------------------------------
- * An arena for the per-build strings and artifact arrays: a million
- * builds make seven million small allocations otherwise, and malloc's
- * headers and rounding add a third to the memory.
- */
-
-struct arena_block {
-	struct arena_block *next;
-	size_t used, cap;
-	char data[];		/* at offset 24: 8-aligned */
-};
-
-struct arena {
-	struct arena_block *head;
-	size_t next_size;
-};
-
-#define ARENA_FIRST ((size_t)64 << 10)
-#define ARENA_MAX ((size_t)8 << 20)
-
-static void *arena_alloc(struct arena *A, size_t n, size_t align)
+/* Characters kept as they are in a URL path: RFC 3986 unreserved,
+ * sub-delims, ':', '@' and '/'. */
+static int path_char_plain(unsigned char c)
 {
-	struct arena_block *b = A->head;
-	size_t off, size;
-
-	if (b) {
-		off = (b->used + align - 1) & ~(align - 1);
-		if (off <= b->cap && n <= b->cap - off) {
-			b->used = off + n;
-			return b->data + off;
-		}
-	}
-	size = A->next_size ? A->next_size : ARENA_FIRST;
-	if (size < ARENA_MAX)
-		A->next_size = 2 * size;
-	if (size < n)
-		size = n;
-	b = ab_xmalloc(sizeof *b + size);
-	b->next = A->head;
-	b->cap = size;
-	b->used = n;
-	A->head = b;
-	return b->data;
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c))
+		return 1;
+	return c && strchr("-._~/!$&'()*+,;=:@", c) != NULL;
 }
 
-static char *arena_strndup(struct arena *A, const char *s, size_t n)
+static int has_control(const char *s, size_t n)
 {
-	char *p = arena_alloc(A, n + 1, 1);
+	size_t i;
 
-	memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
-}
-
-static void arena_free(struct arena *A)
-{
-	while (A->head) {
-		struct arena_block *b = A->head;
-		A->head = b->next;
-		free(b);
-	}
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return 1;
+	return 0;
 }
 
 /* ---------------------------------------------------------------------
@@ -263,14 +200,6 @@ char *ab_index_label(const char *url)
 		;
 	label = last_segment(p, (size_t)(q - p));
 	return label ? label : ab_xstrdup("index");
-}
-
-/* Characters kept as they are in a file:// URL made from a path. */
-static int path_char_plain(unsigned char c)
-{
-	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c))
-		return 1;
-	return c && strchr("-._~/!$&'()*+,;=:@", c) != NULL;
 }
 
 static char *normalize_url(const char *url, unsigned flags, CURLUcode *rcp)
@@ -390,6 +319,7 @@ const char *ab_artifact_type_name(ab_artifact_type t)
 	return "?";
 }
 
+
 /* ---------------------------------------------------------------------
  * Artifact URLs
  */
@@ -407,7 +337,6 @@ static int url_base_init(struct url_base *ub, const char *source_url, const char
 	char *scheme = NULL, *x = NULL;
 	CURLUcode rc;
 
-	memset(ub, 0, sizeof *ub);
 	ub->base = curl_url();
 	if (!ub->base)
 		abort();
@@ -449,8 +378,10 @@ static void url_base_free(struct url_base *ub)
 	free(ub->dir);
 }
 
-/* A relative reference that resolving only appends to the base directory:
- * plain characters, no leading '/', no "." or ".." segment. */
+/* A relative reference that resolving only appends to the base directory
+ * (so CURLU can be skipped, which matters a million times over): plain
+ * path characters but ':' (it could start a scheme), no leading '/', no
+ * "." or ".." segment. */
 static int url_is_simple(const char *s, size_t n)
 {
 	size_t i, seg = 0;
@@ -466,63 +397,55 @@ static int url_is_simple(const char *s, size_t n)
 			seg = i + 1;
 			continue;
 		}
-		if (!(ctab[(unsigned char)s[i]] & C_URL))
+		if (s[i] == ':' || !path_char_plain((unsigned char)s[i]))
 			return 0;
 	}
 	return 1;
 }
 
-/* Resolves ref[0..n) against the index URL. On failure returns -1 with a
- * reason in why (n bytes). */
-static int url_resolve(const struct url_base *ub, struct arena *A, const char *ref, size_t n,
+/* Resolves ref (n bytes) against the index URL. On failure returns -1
+ * with a reason in why. */
+static int url_resolve(const struct url_base *ub, const char *ref, size_t n,
 		       char **url, char **filename, int *named, char *why, size_t whylen)
 {
 	CURLU *h;
 	CURLUcode rc;
-	char *tmp, *out = NULL, *scheme = NULL, *path = NULL, *fname;
+	char *out = NULL, *scheme = NULL, *path = NULL, *fname;
 	size_t sl;
 	int ret = -1;
 
 	if (ub->dir && url_is_simple(ref, n)) {
-		char *u = arena_alloc(A, ub->dirlen + n + 1, 1);
+		char *u = ab_xmalloc(ub->dirlen + n + 1);
 		memcpy(u, ub->dir, ub->dirlen);
-		memcpy(u + ub->dirlen, ref, n);
-		u[ub->dirlen + n] = '\0';
+		memcpy(u + ub->dirlen, ref, n + 1);
 		*url = u;
-		/* No '%' and no dot segment: the last segment is the name, and
-		 * the URL ends with it. */
+		/* No '%' and no dot segment: the last segment is the name. */
 		for (sl = n; sl > 0 && ref[sl - 1] != '/'; sl--)
 			;
 		*named = sl < n;
-		*filename = *named ? u + ub->dirlen + sl : arena_strndup(A, "artifact", 8);
+		*filename = ab_xstrdup(*named ? ref + sl : "artifact");
 		return 0;
 	}
 
-	tmp = ab_xstrndup(ref, n);
-	sl = scheme_len(tmp);
-	if (sl && !scheme_supported(tmp, sl)) {
+	sl = scheme_len(ref);
+	if (sl && !scheme_supported(ref, sl)) {
 		snprintf(why, whylen, _("unsupported URL scheme '%.*s' (use http, https or file)"),
-			 (int)(sl > CLIP ? CLIP : sl), tmp);
-		free(tmp);
+			 (int)(sl > CLIP ? CLIP : sl), ref);
 		return -1;
 	}
 	h = curl_url_dup(ub->base);
 	if (!h)
 		abort();
-	rc = curl_url_set(h, CURLUPART_URL, tmp, CURLU_ALLOW_SPACE | CURLU_URLENCODE);
-	if (rc) {
-		snprintf(why, whylen, _("cannot resolve '%.*s' against the index URL: %s"),
-			 CLIP, tmp, curl_url_strerror(rc));
-		goto out;
-	}
-	rc = curl_url_get(h, CURLUPART_SCHEME, &scheme, 0);
+	rc = curl_url_set(h, CURLUPART_URL, ref, CURLU_ALLOW_SPACE | CURLU_URLENCODE);
+	if (!rc)
+		rc = curl_url_get(h, CURLUPART_SCHEME, &scheme, 0);
 	if (!rc)
 		rc = curl_url_get(h, CURLUPART_URL, &out, 0);
 	if (!rc)
 		rc = curl_url_get(h, CURLUPART_PATH, &path, 0);
 	if (rc) {
 		snprintf(why, whylen, _("cannot resolve '%.*s' against the index URL: %s"),
-			 CLIP, tmp, curl_url_strerror(rc));
+			 CLIP, ref, curl_url_strerror(rc));
 		goto out;
 	}
 	if (!scheme_supported(scheme, strlen(scheme))) {
@@ -532,21 +455,19 @@ static int url_resolve(const struct url_base *ub, struct arena *A, const char *r
 	}
 	if (ub->remote && strcase_eq(scheme, "file")) {
 		snprintf(why, whylen, _("'%.*s': file:// URLs are not allowed in an index served over http or https"),
-			 CLIP, tmp);
+			 CLIP, ref);
 		goto out;
 	}
-	*url = arena_strndup(A, out, strlen(out));
+	*url = ab_xstrdup(out);
 	fname = last_segment(path, strlen(path));
 	*named = fname != NULL;
-	*filename = fname ? arena_strndup(A, fname, strlen(fname)) : arena_strndup(A, "artifact", 8);
-	free(fname);
+	*filename = fname ? fname : ab_xstrdup("artifact");
 	ret = 0;
 out:
 	curl_free(scheme);
 	curl_free(out);
 	curl_free(path);
 	curl_url_cleanup(h);
-	free(tmp);
 	return ret;
 }
 
@@ -596,8 +517,9 @@ struct ab_index_lookup {
 	uint64_t k0, k1;
 	struct commit_ent *commits;
 	size_t ncommits;
-	struct arena arena;	/* the builds' strings and artifact arrays */
 };
+
+#define HI32 0xffffffff00000000ULL
 
 #define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
 #define SIPROUND do { \
@@ -636,1093 +558,24 @@ static uint64_t siphash13(const char *data, size_t len, uint64_t k0, uint64_t k1
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
-/* ---------------------------------------------------------------------
- * The JSON reader
- */
-
-struct frame {
-	const char *key;	/* member name, or NULL for an array element */
-	size_t klen;
-	size_t idx;
-};
-
-struct parser {
-	const unsigned char *doc, *p, *end;
-	const char *label;
-	ab_error *err;
-	struct frame path[MAX_FRAMES];
-	int npath;
-	ab_buf kbuf;		/* the last member name read */
-	ab_buf sbuf;		/* the last string value with escapes */
-	struct url_base ub;
-	struct arena *arena;	/* idx->lookup's */
-	ab_index *idx;
-	size_t capbuilds;
-	uint64_t *hashes;	/* the ids' hashes, by position */
-	size_t capcommits;
-	ab_artifact *arts;	/* the artifacts of the build being read */
-	size_t narts, caparts;
-};
-
-/* Notes a commit of at least MIN_PREFIX characters for prefix lookups. */
-static void add_commit(struct parser *P, const char *c, size_t n, size_t pos)
+/* Looks id up in the table: its position, or -1 with *slot the free slot
+ * it would take and *tag what to put there besides the position. */
+static ssize_t id_probe(const struct ab_index_lookup *L, const ab_build *builds, const char *id,
+			size_t *slot, uint64_t *tag)
 {
-	struct ab_index_lookup *L = P->idx->lookup;
-	struct commit_ent *e;
-	uint64_t key = 0;
-	size_t j;
-
-	if (L->ncommits == P->capcommits) {
-		P->capcommits = P->capcommits ? 2 * P->capcommits : 1024;
-		L->commits = ab_xrealloc(L->commits, P->capcommits * sizeof *L->commits);
-	}
-	for (j = 0; j < 8; j++)
-		key = key << 8 | (j < n ? lc((unsigned char)c[j]) : 0);
-	e = &L->commits[L->ncommits++];
-	e->key = key;
-	e->commit = c;
-	e->pos = pos;
-}
-
-static void push_key(struct parser *P, const char *key, size_t klen)
-{
-	if (P->npath < MAX_FRAMES) {
-		P->path[P->npath].key = key;
-		P->path[P->npath].klen = klen;
-	}
-	P->npath++;
-}
-
-static void push_name(struct parser *P, const char *key)
-{
-	push_key(P, key, strlen(key));
-}
-
-static void push_idx(struct parser *P, size_t i)
-{
-	if (P->npath < MAX_FRAMES) {
-		P->path[P->npath].key = NULL;
-		P->path[P->npath].idx = i;
-	}
-	P->npath++;
-}
-
-static void pop(struct parser *P)
-{
-	P->npath--;
-}
-
-static void fail(struct parser *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(struct parser *P, const char *fmt, ...)
-{
-	char reason[900];
-	ab_buf path = {0};
-	va_list ap;
-	int i;
-
-	va_start(ap, fmt);
-	vsnprintf(reason, sizeof reason, fmt, ap);
-	va_end(ap);
-	for (i = 0; i < P->npath && i < MAX_FRAMES; i++) {
-		const struct frame *f = &P->path[i];
-		if (f->key) {
-			if (i)
-				ab_buf_puts(&path, ".");
-			ab_buf_append(&path, f->key, f->klen > 64 ? 64 : f->klen);
-		} else {
-			ab_buf_printf(&path, "[%zu]", f->idx);
-		}
-	}
-	if (path.len)
-		ab_error_set(P->err, AB_EXIT_USAGE, "%s: %s: %s", P->label, path.data, reason);
-	else
-		ab_error_set(P->err, AB_EXIT_USAGE, "%s: %s", P->label, reason);
-	ab_buf_free(&path);
-}
-
-/* A syntax error at byte at: says where, as line and column (counted in
- * characters from 1, as jansson does). */
-static int syntax(struct parser *P, const unsigned char *at, const char *what)
-{
-	const unsigned char *s, *line_start = P->doc;
-	size_t line = 1, col = 1;
-
-	if (at > P->end)
-		at = P->end;
-	for (s = P->doc; s < at; s++) {
-		s = memchr(s, '\n', (size_t)(at - s));
-		if (!s)
-			break;
-		line++;
-		line_start = s + 1;
-	}
-	for (s = line_start; s < at; s++)
-		if ((*s & 0xc0) != 0x80)
-			col++;
-	fail(P, _("invalid JSON at line %zu, column %zu: %s"), line, col, what);
-	return -1;
-}
-
-static inline void skip_ws(struct parser *P)
-{
-	while (P->p < P->end && (*P->p == ' ' || *P->p == '\n' || *P->p == '\r' || *P->p == '\t'))
-		P->p++;
-}
-
-static inline int json_plain(unsigned char c)
-{
-	return ctab[c] & C_JSON;
-}
-
-/* Whether any of the 8 bytes in v needs a closer look in a string: '"',
- * '\\', a control character or a non-ASCII byte. */
-static inline int word_special(uint64_t v)
-{
-	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
-	uint64_t q = v ^ (ones * '"'), b = v ^ (ones * '\\');
-
-	return (((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v) | v) & high ? 1 : 0;
-}
-
-/* Length of the valid UTF-8 sequence at s (Unicode table 3-7), or 0. */
-static size_t utf8_len(const unsigned char *s, const unsigned char *end)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t n, i;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if ((size_t)(end - s) < n)
-		return 0;
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-static void put_utf8(ab_buf *b, uint32_t cp)
-{
-	unsigned char u[4];
-	size_t n;
-
-	if (cp < 0x80) {
-		u[0] = (unsigned char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		u[0] = (unsigned char)(0xc0 | (cp >> 6));
-		u[1] = (unsigned char)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
-		u[0] = (unsigned char)(0xe0 | (cp >> 12));
-		u[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
-		u[2] = (unsigned char)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		u[0] = (unsigned char)(0xf0 | (cp >> 18));
-		u[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
-		u[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
-		u[3] = (unsigned char)(0x80 | (cp & 0x3f));
-		n = 4;
-	}
-	ab_buf_append(b, u, n);
-}
-
-static int hex4(const unsigned char *s, const unsigned char *end, uint32_t *v)
-{
-	int i, h;
-
-	if (end - s < 4)
-		return -1;
-	*v = 0;
-	for (i = 0; i < 4; i++) {
-		if ((h = hexval(s[i])) < 0)
-			return -1;
-		*v = *v * 16 + (uint32_t)h;
-	}
-	return 0;
-}
-
-/* Reads the string at P->p (a '"'). With out set, hands back its decoded
- * bytes: a pointer into the document when it has no escape, else into
- * buf; valid until the next string is read into buf. *nul is set when a
- * \u0000 was decoded. */
-static int read_str(struct parser *P, ab_buf *buf, const char **out, size_t *outlen, int *nul)
-{
-	const unsigned char *start = P->p + 1, *s = start, *end = P->end;
-	uint64_t w;
-
-	while (end - s >= 8) {
-		memcpy(&w, s, 8);
-		if (word_special(w))
-			break;
-		s += 8;
-	}
-	while (s < end && json_plain(*s))
-		s++;
-	if (s < end && *s == '"') {
-		if (out) {
-			*out = (const char *)start;
-			*outlen = (size_t)(s - start);
-		}
-		P->p = s + 1;
-		return 0;
-	}
-	if (out) {
-		buf->len = 0;
-		ab_buf_append(buf, start, (size_t)(s - start));
-	}
-	for (;;) {
-		const unsigned char *run;
-		unsigned char c;
-
-		if (s >= end)
-			return syntax(P, P->p, _("string not terminated"));
-		c = *s;
-		if (c == '"')
-			break;
-		if (c < 0x20)
-			return syntax(P, s, _("control character in a string (it must be escaped)"));
-		if (c == '\\') {
-			const unsigned char *esc = s;
-			char ch;
-			uint32_t cp, lo;
-
-			if (++s >= end)
-				return syntax(P, P->p, _("string not terminated"));
-			switch (*s) {
-			case '"': ch = '"'; break;
-			case '\\': ch = '\\'; break;
-			case '/': ch = '/'; break;
-			case 'b': ch = '\b'; break;
-			case 'f': ch = '\f'; break;
-			case 'n': ch = '\n'; break;
-			case 'r': ch = '\r'; break;
-			case 't': ch = '\t'; break;
-			case 'u':
-				if (hex4(s + 1, end, &cp) < 0)
-					return syntax(P, esc, _("invalid \\u escape"));
-				s += 5;
-				if (cp >= 0xd800 && cp <= 0xdbff) {
-					if (end - s < 6 || s[0] != '\\' || s[1] != 'u' ||
-					    hex4(s + 2, end, &lo) < 0 || lo < 0xdc00 || lo > 0xdfff)
-						return syntax(P, esc, _("invalid \\u escape (a lone UTF-16 surrogate)"));
-					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-					s += 6;
-				} else if (cp >= 0xdc00 && cp <= 0xdfff) {
-					return syntax(P, esc, _("invalid \\u escape (a lone UTF-16 surrogate)"));
-				}
-				if (cp == 0 && nul)
-					*nul = 1;
-				if (out)
-					put_utf8(buf, cp);
-				continue;
-			default:
-				return syntax(P, esc, _("invalid escape in a string"));
-			}
-			if (out)
-				ab_buf_append(buf, &ch, 1);
-			s++;
-			continue;
-		}
-		if (c >= 0x80) {
-			size_t n = utf8_len(s, end);
-			if (!n)
-				return syntax(P, s, _("invalid UTF-8"));
-			if (out)
-				ab_buf_append(buf, s, n);
-			s += n;
-			continue;
-		}
-		for (run = s; s < end && json_plain(*s); s++)
-			;
-		if (out)
-			ab_buf_append(buf, run, (size_t)(s - run));
-	}
-	P->p = s + 1;
-	if (out) {
-		*out = buf->data;
-		*outlen = buf->len;
-	}
-	return 0;
-}
-
-/* Reads the number at P->p; *is_int when it has no fraction or exponent. */
-static int read_num(struct parser *P, const char **tok, size_t *toklen, int *is_int)
-{
-	const unsigned char *s = P->p, *end = P->end;
-	int integer = 1;
-
-	if (s < end && *s == '-')
-		s++;
-	if (s >= end || !is_digit(*s))
-		return syntax(P, P->p, _("invalid number"));
-	if (*s == '0')
-		s++;
-	else
-		while (s < end && is_digit(*s))
-			s++;
-	if (s < end && *s == '.') {
-		integer = 0;
-		if (++s >= end || !is_digit(*s))
-			return syntax(P, P->p, _("invalid number"));
-		while (s < end && is_digit(*s))
-			s++;
-	}
-	if (s < end && (*s == 'e' || *s == 'E')) {
-		integer = 0;
-		s++;
-		if (s < end && (*s == '+' || *s == '-'))
-			s++;
-		if (s >= end || !is_digit(*s))
-			return syntax(P, P->p, _("invalid number"));
-		while (s < end && is_digit(*s))
-			s++;
-	}
-	if (tok) {
-		*tok = (const char *)P->p;
-		*toklen = (size_t)(s - P->p);
-		*is_int = integer;
-	}
-	P->p = s;
-	return 0;
-}
-
-static int read_literal(struct parser *P)
-{
-	static const char *const lits[] = { "true", "false", "null" };
+	uint64_t h = siphash13(id, strlen(id), L->k0, L->k1);
 	size_t i;
 
-	for (i = 0; i < 3; i++) {
-		size_t n = strlen(lits[i]);
-		if ((size_t)(P->end - P->p) >= n && !memcmp(P->p, lits[i], n)) {
-			P->p += n;
-			return 0;
+	*tag = h & HI32;
+	for (i = (size_t)h & L->mask; L->slots[i]; i = (i + 1) & L->mask) {
+		if ((L->slots[i] & HI32) == *tag) {
+			size_t pos = (size_t)(L->slots[i] & ~HI32) - 1;
+			if (!strcmp(builds[pos].id, id))
+				return (ssize_t)pos;
 		}
 	}
-	return syntax(P, P->p, _("invalid literal (expected true, false or null)"));
-}
-
-/* What kind of value starts at P->p, for messages; NULL if none does. */
-static const char *found(const struct parser *P)
-{
-	if (P->p >= P->end)
-		return NULL;
-	switch (*P->p) {
-	case '"':
-		return _("a string");
-	case '{':
-		return _("an object");
-	case '[':
-		return _("an array");
-	case 't':
-	case 'f':
-		return _("a boolean");
-	case 'n':
-		return _("null");
-	}
-	if (*P->p == '-' || is_digit(*P->p))
-		return _("a number");
-	return NULL;
-}
-
-static int type_error(struct parser *P, const char *expected)
-{
-	const char *what = found(P);
-
-	if (!what) {
-		if (P->p >= P->end)
-			return syntax(P, P->p, _("unexpected end of input"));
-		return syntax(P, P->p, _("expected a value"));
-	}
-	fail(P, _("expected %s, found %s"), expected, what);
+	*slot = i;
 	return -1;
-}
-
-/* Object members: call with *first = 1 right after the '{'. Returns 1 at
- * a member (its name in *key when decode is set, P->p at the value), 0
- * after the closing '}', -1 on error. */
-static int next_member(struct parser *P, int *first, int decode, const char **key, size_t *klen)
-{
-	int nul = 0;
-
-	skip_ws(P);
-	if (P->p >= P->end)
-		return syntax(P, P->p, _("unexpected end of input (an object is not closed)"));
-	if (*P->p == '}' && *first) {
-		P->p++;
-		return 0;
-	}
-	if (!*first) {
-		if (*P->p == '}') {
-			P->p++;
-			return 0;
-		}
-		if (*P->p != ',')
-			return syntax(P, P->p, _("expected ',' or '}'"));
-		P->p++;
-		skip_ws(P);
-	}
-	*first = 0;
-	if (P->p >= P->end)
-		return syntax(P, P->p, _("unexpected end of input (an object is not closed)"));
-	if (*P->p != '"')
-		return syntax(P, P->p, _("expected a member name in double quotes"));
-	if (read_str(P, &P->kbuf, decode ? key : NULL, klen, &nul) < 0)
-		return -1;
-	skip_ws(P);
-	if (P->p >= P->end || *P->p != ':')
-		return syntax(P, P->p, _("expected ':'"));
-	P->p++;
-	skip_ws(P);
-	return 1;
-}
-
-/* Array elements, likewise: 1 at an element, 0 after ']', -1 on error. */
-static int next_elem(struct parser *P, int *first)
-{
-	skip_ws(P);
-	if (P->p >= P->end)
-		return syntax(P, P->p, _("unexpected end of input (an array is not closed)"));
-	if (*first) {
-		*first = 0;
-		if (*P->p == ']') {
-			P->p++;
-			return 0;
-		}
-		return 1;
-	}
-	if (*P->p == ']') {
-		P->p++;
-		return 0;
-	}
-	if (*P->p != ',')
-		return syntax(P, P->p, _("expected ',' or ']'"));
-	P->p++;
-	skip_ws(P);
-	return 1;
-}
-
-/* Checks and skips any value; depth is how deep it sits. */
-static int skip_value(struct parser *P, int depth)
-{
-	int first = 1, r;
-
-	if (P->p >= P->end)
-		return syntax(P, P->p, _("unexpected end of input"));
-	switch (*P->p) {
-	case '"':
-		return read_str(P, NULL, NULL, NULL, NULL);
-	case '{':
-		if (depth >= MAX_DEPTH)
-			return syntax(P, P->p, _("nested too deeply"));
-		P->p++;
-		while ((r = next_member(P, &first, 0, NULL, NULL)) > 0)
-			if (skip_value(P, depth + 1) < 0)
-				return -1;
-		return r;
-	case '[':
-		if (depth >= MAX_DEPTH)
-			return syntax(P, P->p, _("nested too deeply"));
-		P->p++;
-		while ((r = next_elem(P, &first)) > 0)
-			if (skip_value(P, depth + 1) < 0)
-				return -1;
-		return r;
-	case 't':
-	case 'f':
-	case 'n':
-		return read_literal(P);
-	}
-	if (*P->p == '-' || is_digit(*P->p))
-		return read_num(P, NULL, NULL, NULL);
-	return syntax(P, P->p, _("expected a value"));
-}
-
-/* Skips the value of a member artbisect does not know. */
-static int skip_unknown(struct parser *P, const char *key, size_t klen, int depth)
-{
-	int r;
-
-	push_key(P, key, klen);
-	r = skip_value(P, depth);
-	pop(P);
-	return r;
-}
-
-static int expect_string(struct parser *P, const char **s, size_t *len)
-{
-	int nul = 0;
-
-	if (P->p >= P->end || *P->p != '"')
-		return type_error(P, _("a string"));
-	if (read_str(P, &P->sbuf, s, len, &nul) < 0)
-		return -1;
-	if (nul) {
-		fail(P, _("must not contain \\u0000"));
-		return -1;
-	}
-	return 0;
-}
-
-/* A string the index keeps: in the arena when it is a build's. */
-static int dup_string(struct parser *P, char **out, int in_arena)
-{
-	const char *s;
-	size_t len;
-
-	if (expect_string(P, &s, &len) < 0)
-		return -1;
-	*out = in_arena ? arena_strndup(P->arena, s, len) : ab_xstrndup(s, len);
-	return 0;
-}
-
-static int has_control(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return 1;
-	return 0;
-}
-
-struct key {
-	const char *s;
-	size_t n;
-};
-#define KEY(s) { s, sizeof s - 1 }
-
-static int match_key(const char *k, size_t kl, const struct key *keys, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (keys[i].n == kl && k[0] == keys[i].s[0] && !memcmp(k, keys[i].s, kl))
-			return i;
-	return -1;
-}
-
-/* A member artbisect reads: pushes its name; refuses a second one. */
-static int known_member(struct parser *P, const struct key *name, unsigned *seen, int which)
-{
-	push_key(P, name->s, name->n);
-	if (*seen & (1u << which)) {
-		fail(P, _("appears twice"));
-		return -1;
-	}
-	*seen |= 1u << which;
-	return 0;
-}
-
-static int missing(struct parser *P, const char *name, const char *why)
-{
-	push_name(P, name);
-	if (why)
-		fail(P, _("missing (%s)"), why);
-	else
-		fail(P, _("missing"));
-	pop(P);
-	return -1;
-}
-
-enum { A_URL, A_SHA256, A_SIZE, A_TYPE, A_NAME, A_N };
-static const struct key artifact_keys[A_N] = {
-	KEY("url"), KEY("sha256"), KEY("size"), KEY("type"), KEY("name")
-};
-
-/* Checks 64 hex digits and copies them lowercased (digits already have
- * the 0x20 bit, so or-ing it lowercases any hex digit). */
-static int hex64(const char *s, char *out)
-{
-	unsigned ok = C_HEX;
-	int i;
-
-	for (i = 0; i < 64; i++) {
-		unsigned char c = (unsigned char)s[i];
-		ok &= ctab[c];
-		out[i] = (char)(c | 0x20);
-	}
-	out[64] = '\0';
-	return ok != 0;
-}
-
-static int read_size(struct parser *P, int64_t *size)
-{
-	const char *tok;
-	size_t len, i;
-	int is_int;
-	uint64_t v = 0;
-
-	if (P->p >= P->end || !(*P->p == '-' || is_digit(*P->p)))
-		return type_error(P, _("a non-negative integer"));
-	if (read_num(P, &tok, &len, &is_int) < 0)
-		return -1;
-	if (!is_int) {
-		fail(P, _("expected a non-negative integer, found %.*s"),
-		     (int)(len > CLIP ? CLIP : len), tok);
-		return -1;
-	}
-	for (i = tok[0] == '-'; i < len; i++) {
-		unsigned d = (unsigned)(tok[i] - '0');
-		if (v > ((uint64_t)INT64_MAX - d) / 10) {
-			fail(P, _("%.*s is too large"), (int)(len > CLIP ? CLIP : len), tok);
-			return -1;
-		}
-		v = v * 10 + d;
-	}
-	if (tok[0] == '-' && v) {
-		fail(P, _("expected a non-negative integer, found %.*s"),
-		     (int)(len > CLIP ? CLIP : len), tok);
-		return -1;
-	}
-	*size = (int64_t)v;
-	return 0;
-}
-
-static int parse_artifact(struct parser *P, ab_artifact *a)
-{
-	static const char *const types[] = { "tar", "zip", "rpm", "deb", "file" };
-	static const ab_artifact_type type_vals[] = {
-		AB_ART_TAR, AB_ART_ZIP, AB_ART_RPM, AB_ART_DEB, AB_ART_FILE
-	};
-	unsigned seen = 0;
-	int first = 1, r, which, i, named = 0;
-	const char *k, *s;
-	size_t kl, len;
-	char why[1024];
-
-	if (P->p >= P->end || *P->p != '{')
-		return type_error(P, _("an object"));
-	P->p++;
-	while ((r = next_member(P, &first, 1, &k, &kl)) > 0) {
-		which = match_key(k, kl, artifact_keys, A_N);
-		if (which < 0) {
-			if (skip_unknown(P, k, kl, 5) < 0)
-				return -1;
-			continue;
-		}
-		if (known_member(P, &artifact_keys[which], &seen, which) < 0)
-			return -1;
-		switch (which) {
-		case A_URL:
-			if (expect_string(P, &s, &len) < 0)
-				return -1;
-			if (!len) {
-				fail(P, _("must not be empty"));
-				return -1;
-			}
-			if (url_resolve(&P->ub, P->arena, s, len, &a->url, &a->filename, &named,
-					why, sizeof why) < 0) {
-				fail(P, "%s", why);
-				return -1;
-			}
-			break;
-		case A_SHA256:
-			if (expect_string(P, &s, &len) < 0)
-				return -1;
-			if (len != 64 || !hex64(s, a->sha256)) {
-				fail(P, _("expected 64 hex digits"));
-				return -1;
-			}
-			break;
-		case A_SIZE:
-			if (read_size(P, &a->size) < 0)
-				return -1;
-			break;
-		case A_TYPE:
-			if (expect_string(P, &s, &len) < 0)
-				return -1;
-			for (i = 0; i < 5; i++)
-				if (strlen(types[i]) == len && !memcmp(s, types[i], len))
-					break;
-			if (i == 5) {
-				fail(P, _("unknown type '%.*s' (expected rpm, deb, tar, zip or file)"),
-				     (int)(len > CLIP ? CLIP : len), s);
-				return -1;
-			}
-			a->type = type_vals[i];
-			break;
-		case A_NAME:
-			if (dup_string(P, &a->name, 1) < 0)
-				return -1;
-			break;
-		}
-		pop(P);
-	}
-	if (r < 0)
-		return -1;
-	if (!(seen & (1u << A_URL)))
-		return missing(P, "url", NULL);
-	if (!(seen & (1u << A_SHA256)))
-		return missing(P, "sha256", NULL);
-	if (!(seen & (1u << A_TYPE)) && (!named || guess_type(a->filename, &a->type) < 0)) {
-		push_name(P, "type");
-		if (named)
-			fail(P, _("cannot guess the type from '%.*s'; set \"type\" (rpm, deb, tar, zip or file)"),
-			     CLIP, a->filename);
-		else
-			fail(P, _("cannot guess the type of '%.*s' (no file name); set \"type\" (rpm, deb, tar, zip or file)"),
-			     CLIP, a->url);
-		pop(P);
-		return -1;
-	}
-	return 0;
-}
-
-static int parse_artifacts(struct parser *P, ab_build *b)
-{
-	int first = 1, r;
-
-	if (P->p >= P->end || *P->p != '[')
-		return type_error(P, _("an array"));
-	P->p++;
-	P->narts = 0;
-	while ((r = next_elem(P, &first)) > 0) {
-		ab_artifact *a;
-
-		if (P->narts == P->caparts) {
-			P->caparts = P->caparts ? 2 * P->caparts : 8;
-			P->arts = ab_xrealloc(P->arts, P->caparts * sizeof *P->arts);
-		}
-		a = &P->arts[P->narts++];
-		memset(a, 0, sizeof *a);
-		a->size = -1;
-		push_idx(P, P->narts - 1);
-		if (parse_artifact(P, a) < 0)
-			return -1;
-		pop(P);
-	}
-	if (r < 0)
-		return -1;
-	if (!P->narts) {
-		fail(P, _("empty (a build with status \"ok\" needs at least one artifact)"));
-		return -1;
-	}
-	b->artifacts = arena_alloc(P->arena, P->narts * sizeof *b->artifacts, 8);
-	memcpy(b->artifacts, P->arts, P->narts * sizeof *b->artifacts);
-	b->nartifacts = P->narts;
-	P->narts = 0;
-	return 0;
-}
-
-enum { B_ID, B_COMMIT, B_DATE, B_VERSION, B_STATUS, B_ARTIFACTS, B_N };
-static const struct key build_keys[B_N] = {
-	KEY("id"), KEY("commit"), KEY("date"), KEY("version"), KEY("status"), KEY("artifacts")
-};
-
-static int parse_build(struct parser *P, ab_build *b, size_t bi)
-{
-	const unsigned char *arts_at = NULL;
-	unsigned seen = 0;
-	int first = 1, r, which, arts_done = 0;
-	const char *k, *s;
-	size_t kl, len;
-
-	if (P->p >= P->end || *P->p != '{')
-		return type_error(P, _("an object"));
-	P->p++;
-	while ((r = next_member(P, &first, 1, &k, &kl)) > 0) {
-		which = match_key(k, kl, build_keys, B_N);
-		if (which < 0) {
-			if (skip_unknown(P, k, kl, 3) < 0)
-				return -1;
-			continue;
-		}
-		if (known_member(P, &build_keys[which], &seen, which) < 0)
-			return -1;
-		switch (which) {
-		case B_ID:
-			if (expect_string(P, &s, &len) < 0)
-				return -1;
-			if (!len) {
-				fail(P, _("must not be empty"));
-				return -1;
-			}
-			if (has_control(s, len)) {
-				fail(P, _("must not contain control characters"));
-				return -1;
-			}
-			b->id = arena_strndup(P->arena, s, len);
-			/* Hash it now, while it is in the cache. */
-			P->hashes[bi] = siphash13(s, len, P->idx->lookup->k0, P->idx->lookup->k1);
-			break;
-		case B_COMMIT:
-			if (expect_string(P, &s, &len) < 0)
-				return -1;
-			if (has_control(s, len)) {
-				fail(P, _("must not contain control characters"));
-				return -1;
-			}
-			/* An empty commit is no commit: {old}/{new} then use the id. */
-			if (len) {
-				b->commit = arena_strndup(P->arena, s, len);
-				if (len >= MIN_PREFIX)
-					add_commit(P, b->commit, len, bi);
-			}
-			break;
-		case B_DATE:
-			if (dup_string(P, &b->date, 1) < 0)
-				return -1;
-			break;
-		case B_VERSION:
-			if (dup_string(P, &b->version, 1) < 0)
-				return -1;
-			break;
-		case B_STATUS:
-			if (expect_string(P, &s, &len) < 0)
-				return -1;
-			if (len == 6 && !memcmp(s, "failed", 6)) {
-				b->failed = 1;
-			} else if (!(len == 2 && !memcmp(s, "ok", 2))) {
-				fail(P, _("expected \"ok\" or \"failed\", found \"%.*s\""),
-				     (int)(len > CLIP ? CLIP : len), s);
-				return -1;
-			}
-			break;
-		case B_ARTIFACTS:
-			/* Whether they matter depends on "status", which may
-			 * still come: then only check the syntax now and read
-			 * them once the build is known to be ok. */
-			if (seen & (1u << B_STATUS)) {
-				if (b->failed) {
-					if (skip_value(P, 3) < 0)
-						return -1;
-				} else {
-					if (parse_artifacts(P, b) < 0)
-						return -1;
-					arts_done = 1;
-				}
-			} else {
-				arts_at = P->p;
-				if (skip_value(P, 3) < 0)
-					return -1;
-			}
-			break;
-		}
-		pop(P);
-	}
-	if (r < 0)
-		return -1;
-	if (!b->id)
-		return missing(P, "id", NULL);
-	if (!b->failed && !arts_done) {
-		const unsigned char *save = P->p;
-
-		if (!arts_at)
-			return missing(P, "artifacts", _("a build with status \"ok\" needs at least one artifact"));
-		P->p = arts_at;
-		push_name(P, "artifacts");
-		if (parse_artifacts(P, b) < 0)
-			return -1;
-		pop(P);
-		P->p = save;
-	}
-	return 0;
-}
-
-static int parse_builds(struct parser *P)
-{
-	ab_index *idx = P->idx;
-	int first = 1, r;
-
-	if (P->p >= P->end || *P->p != '[')
-		return type_error(P, _("an array"));
-	P->p++;
-	while ((r = next_elem(P, &first)) > 0) {
-		ab_build *b;
-
-		if (idx->nbuilds == P->capbuilds) {
-			if (P->capbuilds >= UINT32_MAX / 2) {
-				fail(P, _("too many builds"));
-				return -1;
-			}
-			P->capbuilds = P->capbuilds ? 2 * P->capbuilds : 1024;
-			idx->builds = ab_xrealloc(idx->builds, P->capbuilds * sizeof *idx->builds);
-			P->hashes = ab_xrealloc(P->hashes, P->capbuilds * sizeof *P->hashes);
-		}
-		b = &idx->builds[idx->nbuilds++];
-		memset(b, 0, sizeof *b);
-		push_idx(P, idx->nbuilds - 1);
-		if (parse_build(P, b, idx->nbuilds - 1) < 0)
-			return -1;
-		pop(P);
-	}
-	if (r < 0)
-		return -1;
-	if (!idx->nbuilds) {
-		fail(P, _("empty (an index needs at least one build)"));
-		return -1;
-	}
-	return 0;
-}
-
-enum { V_TYPE, V_URL, V_COMPARE_URL, V_N };
-static const struct key vcs_keys[V_N] = { KEY("type"), KEY("url"), KEY("compare_url") };
-
-static int parse_vcs(struct parser *P)
-{
-	ab_index *idx = P->idx;
-	char **dst[V_N] = { &idx->vcs_type, &idx->vcs_url, &idx->compare_url };
-	unsigned seen = 0;
-	int first = 1, r, which;
-	const char *k;
-	size_t kl;
-
-	if (P->p >= P->end || *P->p != '{')
-		return type_error(P, _("an object"));
-	P->p++;
-	while ((r = next_member(P, &first, 1, &k, &kl)) > 0) {
-		which = match_key(k, kl, vcs_keys, V_N);
-		if (which < 0) {
-			if (skip_unknown(P, k, kl, 2) < 0)
-				return -1;
-			continue;
-		}
-		if (known_member(P, &vcs_keys[which], &seen, which) < 0)
-			return -1;
-		if (dup_string(P, dst[which], 0) < 0)
-			return -1;
-		pop(P);
-	}
-	return r;
-}
-
-enum { T_FORMAT, T_VERSION, T_NAME, T_PROJECT, T_ARCH, T_VCS, T_BUILDS, T_N };
-static const struct key top_keys[T_N] = {
-	KEY("format"), KEY("version"), KEY("name"), KEY("project"), KEY("arch"), KEY("vcs"),
-	KEY("builds")
-};
-
-static int parse_top(struct parser *P)
-{
-	ab_index *idx = P->idx;
-	const unsigned char *builds_at = NULL;
-	unsigned seen = 0;
-	int first = 1, r, which, builds_done = 0;
-	const char *k, *s;
-	size_t kl, len;
-	int is_int;
-
-	if (P->end - P->p >= 3 && P->p[0] == 0xef && P->p[1] == 0xbb && P->p[2] == 0xbf)
-		P->p += 3;
-	skip_ws(P);
-	if (P->p >= P->end)
-		return syntax(P, P->p, _("the document is empty"));
-	if (*P->p != '{') {
-		const char *what = found(P);
-		if (!what)
-			return syntax(P, P->p, _("expected a JSON object"));
-		fail(P, _("the top level must be a JSON object, found %s"), what);
-		return -1;
-	}
-	P->p++;
-	while ((r = next_member(P, &first, 1, &k, &kl)) > 0) {
-		which = match_key(k, kl, top_keys, T_N);
-		if (which < 0) {
-			if (skip_unknown(P, k, kl, 1) < 0)
-				return -1;
-			continue;
-		}
-		if (known_member(P, &top_keys[which], &seen, which) < 0)
-			return -1;
-		switch (which) {
-		case T_FORMAT:
-			if (expect_string(P, &s, &len) < 0)
-				return -1;
-			if (len != strlen(format_name) || memcmp(s, format_name, len)) {
-				fail(P, _("expected \"%s\", found \"%.*s\""), format_name,
-				     (int)(len > CLIP ? CLIP : len), s);
-				return -1;
-			}
-			break;
-		case T_VERSION:
-			if (P->p >= P->end || !(*P->p == '-' || is_digit(*P->p)))
-				return type_error(P, _("an integer"));
-			if (read_num(P, &s, &len, &is_int) < 0)
-				return -1;
-			if (!is_int) {
-				fail(P, _("expected an integer, found %.*s"),
-				     (int)(len > CLIP ? CLIP : len), s);
-				return -1;
-			}
-			if (len != 1 || s[0] != '1') {
-				fail(P, _("unsupported index version %.*s; this artbisect reads version 1"),
-				     (int)(len > CLIP ? CLIP : len), s);
-				return -1;
-			}
-			break;
-		case T_NAME:
-			if (dup_string(P, &idx->name, 0) < 0)
-				return -1;
-			break;
-		case T_PROJECT:
-			if (dup_string(P, &idx->project, 0) < 0)
-				return -1;
-			break;
-		case T_ARCH:
-			if (dup_string(P, &idx->arch, 0) < 0)
-				return -1;
-			break;
-		case T_VCS:
-			if (parse_vcs(P) < 0)
-				return -1;
-			break;
-		case T_BUILDS:
-			/* Read the builds once "format" and "version" are known
-			 * good; if they come later, check the syntax now and
-			 * read the builds at the end, so that a version 2
-			 * index gets the version message, not one about a
-			 * build it cannot understand. */
-			if ((seen & (1u << T_FORMAT)) && (seen & (1u << T_VERSION))) {
-				if (parse_builds(P) < 0)
-					return -1;
-				builds_done = 1;
-			} else {
-				builds_at = P->p;
-				if (skip_value(P, 1) < 0)
-					return -1;
-			}
-			break;
-		}
-		pop(P);
-	}
-	if (r < 0)
-		return -1;
-	skip_ws(P);
-	if (P->p < P->end)
-		return syntax(P, P->p, _("unexpected data after the top-level object"));
-	if (!(seen & (1u << T_FORMAT)))
-		return missing(P, "format", _("expected \"artbisect-index\""));
-	if (!(seen & (1u << T_VERSION)))
-		return missing(P, "version", NULL);
-	if (!(seen & (1u << T_BUILDS)))
-		return missing(P, "builds", NULL);
-	if (!builds_done) {
-		P->p = builds_at;
-		push_name(P, "builds");
-		if (parse_builds(P) < 0)
-			return -1;
-		pop(P);
-	}
-	return 0;
 }
 
 static int commit_cmp(const void *pa, const void *pb)
@@ -1799,79 +652,56 @@ static int prefix_cmp(const char *commit, const char *prefix, size_t n)
 	return 0;
 }
 
+static struct ab_index_lookup *lookup_new(size_t nbuilds)
+{
+	struct ab_index_lookup *L = ab_xcalloc(1, sizeof *L);
+	size_t cap = 16;
+
+	while (cap < 2 * nbuilds)
+		cap *= 2;
+	L->slots = ab_xcalloc(cap, sizeof *L->slots);
+	L->mask = cap - 1;
+	L->commits = ab_xmalloc(nbuilds * sizeof *L->commits);
+	if (getentropy(&L->k0, sizeof L->k0) < 0 || getentropy(&L->k1, sizeof L->k1) < 0) {
+		L->k0 = (uint64_t)(uintptr_t)L ^ ((uint64_t)getpid() << 32);
+		L->k1 = (uint64_t)(ab_now() * 1e9);
+	}
+	return L;
+}
+
 static void lookup_free(struct ab_index_lookup *L)
 {
 	if (!L)
 		return;
 	free(L->slots);
 	free(L->commits);
-	arena_free(&L->arena);
 	free(L);
 }
 
-static int build_lookup(struct parser *P)
+/* Notes a commit for prefix lookups. */
+static void add_commit(struct ab_index_lookup *L, const char *c, size_t pos)
 {
-	ab_index *idx = P->idx;
-	struct ab_index_lookup *L = idx->lookup;
-	size_t cap = 16, i;
+	struct commit_ent *e = &L->commits[L->ncommits++];
+	size_t j, n = strlen(c);
 
-	while (cap < 2 * idx->nbuilds)
-		cap *= 2;
-	L->slots = ab_xcalloc(cap, sizeof *L->slots);
-	L->mask = cap - 1;
-	for (i = 0; i < idx->nbuilds; i++) {
-		const char *id = idx->builds[i].id;
-		uint64_t h = P->hashes[i];
-		uint64_t tag = h & 0xffffffff00000000ULL;
-		size_t j = (size_t)h & L->mask;
-
-		/* The slots are far apart in memory: ask for a later
-		 * build's slot early so the cache misses overlap. */
-		if (i + 16 < idx->nbuilds)
-			__builtin_prefetch(&L->slots[(size_t)P->hashes[i + 16] & L->mask]);
-		while (L->slots[j]) {
-			if ((L->slots[j] & 0xffffffff00000000ULL) == tag) {
-				size_t other = (size_t)(L->slots[j] & 0xffffffffULL) - 1;
-				if (!strcmp(idx->builds[other].id, id)) {
-					push_name(P, "builds");
-					push_idx(P, i);
-					push_name(P, "id");
-					fail(P, _("duplicate id '%.*s' (also builds[%zu])"), CLIP, id, other);
-					return -1;
-				}
-			}
-			j = (j + 1) & L->mask;
-		}
-		L->slots[j] = tag | (uint64_t)(i + 1);
-	}
-
-	sort_commits(L->commits, L->ncommits);
-	return 0;
+	e->key = 0;
+	for (j = 0; j < 8; j++)
+		e->key = e->key << 8 | (j < n ? lc((unsigned char)c[j]) : 0);
+	e->commit = c;
+	e->pos = pos;
 }
 
 static ssize_t find_id(const ab_index *idx, const char *name)
 {
 	const struct ab_index_lookup *L = idx->lookup;
+	uint64_t tag;
 	size_t i;
 
-	if (!L || !L->slots) {
-		for (i = 0; i < idx->nbuilds; i++)
-			if (idx->builds[i].id && !strcmp(idx->builds[i].id, name))
-				return (ssize_t)i;
-		return -1;
-	}
-	{
-		uint64_t h = siphash13(name, strlen(name), L->k0, L->k1);
-		uint64_t tag = h & 0xffffffff00000000ULL;
-
-		for (i = (size_t)h & L->mask; L->slots[i]; i = (i + 1) & L->mask) {
-			if ((L->slots[i] & 0xffffffff00000000ULL) == tag) {
-				size_t pos = (size_t)(L->slots[i] & 0xffffffffULL) - 1;
-				if (!strcmp(idx->builds[pos].id, name))
-					return (ssize_t)pos;
-			}
-		}
-	}
+	if (L)
+		return id_probe(L, idx->builds, name, &i, &tag);
+	for (i = 0; i < idx->nbuilds; i++)
+		if (idx->builds[i].id && !strcmp(idx->builds[i].id, name))
+			return (ssize_t)i;
 	return -1;
 }
 
@@ -1924,7 +754,7 @@ ssize_t ab_index_find(const ab_index *idx, const char *name, ab_error *err)
 	if (pos >= 0)
 		return pos;
 	n = strlen(name);
-	if (L && L->commits)
+	if (L)
 		find_prefix(L, name, &lo, &hi);
 	if (n >= MIN_PREFIX) {
 		if (hi - lo == 1)
@@ -1972,6 +802,328 @@ ssize_t ab_index_find(const ab_index *idx, const char *name, ab_error *err)
 	ab_error_set(err, AB_EXIT_USAGE, _("unknown build '%s' (not an id or commit in %s)"),
 		     name, label);
 	return -1;
+}
+
+/* ---------------------------------------------------------------------
+ * Reading the tree
+ */
+
+struct parser {
+	const char *label;
+	ab_error *err;
+	ab_index *idx;
+	struct url_base ub;
+	/* The object being read, for messages: spelt out only on failure. */
+	enum { AT_TOP, AT_VCS, AT_BUILD, AT_ARTIFACT } at;
+	size_t build, art;
+};
+
+/* Refuses the index, naming the place: P->at, then key (may be NULL).
+ * Messages quote the document: its control characters (a line break, an
+ * escape sequence from a hostile index) must not reach the terminal. */
+static int fail(struct parser *P, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct parser *P, const char *key, const char *fmt, ...)
+{
+	char reason[900], place[128] = "", *s;
+	int n = 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof reason, fmt, ap);
+	va_end(ap);
+	if (P->at == AT_VCS)
+		n = snprintf(place, sizeof place, "vcs");
+	else if (P->at == AT_BUILD)
+		n = snprintf(place, sizeof place, "builds[%zu]", P->build);
+	else if (P->at == AT_ARTIFACT)
+		n = snprintf(place, sizeof place, "builds[%zu].artifacts[%zu]", P->build, P->art);
+	if (key)
+		snprintf(place + n, sizeof place - (size_t)n, "%s%s", n ? "." : "", key);
+	if (*place)
+		ab_error_set(P->err, AB_EXIT_USAGE, "%s: %s: %s", P->label, place, reason);
+	else
+		ab_error_set(P->err, AB_EXIT_USAGE, "%s: %s", P->label, reason);
+	if (P->err)
+		for (s = P->err->msg; *s; s++)
+			if ((unsigned char)*s < 0x20 || *s == 0x7f)
+				*s = '?';
+	return -1;
+}
+
+static const char *kind(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return _("an object");
+	case JSON_ARRAY:
+		return _("an array");
+	case JSON_STRING:
+		return _("a string");
+	case JSON_INTEGER:
+		return _("a number");
+	case JSON_REAL:
+		return _("a number with a fraction or exponent");
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return _("a boolean");
+	case JSON_NULL:
+		break;
+	}
+	return _("null");
+}
+
+static int type_error(struct parser *P, const char *key, const json_t *v, const char *expected)
+{
+	return fail(P, key, _("expected %s, found %s"), expected, kind(v));
+}
+
+/* The string member key of o: 1 with *s and *n set, 0 when there is
+ * none, -1 (refused) when it is not a string. */
+static int get_str(struct parser *P, const json_t *o, const char *key, const char **s, size_t *n)
+{
+	const json_t *v = json_object_get(o, key);
+
+	*s = NULL;
+	*n = 0;
+	if (!v)
+		return 0;
+	if (!json_is_string(v))
+		return type_error(P, key, v, _("a string"));
+	*s = json_string_value(v);
+	*n = json_string_length(v);
+	return 1;
+}
+
+/* An optional string the index keeps: *out stays NULL when absent. */
+static int dup_str(struct parser *P, const json_t *o, const char *key, char **out)
+{
+	const char *s;
+	size_t n;
+	int r = get_str(P, o, key, &s, &n);
+
+	if (r > 0)
+		*out = ab_xstrndup(s, n);
+	return r < 0 ? -1 : 0;
+}
+
+/* Checks 64 hex digits and copies them lowercased. */
+static int hex64(const char *s, char *out)
+{
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		if (hexval((unsigned char)s[i]) < 0)
+			return 0;
+		out[i] = (char)lc((unsigned char)s[i]);
+	}
+	out[64] = '\0';
+	return 1;
+}
+
+static int read_artifact(struct parser *P, const json_t *o, ab_artifact *a)
+{
+	static const char *const types[] = { "tar", "zip", "rpm", "deb", "file" };
+	static const ab_artifact_type type_vals[] = {
+		AB_ART_TAR, AB_ART_ZIP, AB_ART_RPM, AB_ART_DEB, AB_ART_FILE
+	};
+	const json_t *v;
+	const char *s;
+	size_t n, i;
+	int r, named;
+	char why[1024];
+
+	a->size = -1;
+	if (!json_is_object(o))
+		return type_error(P, NULL, o, _("an object"));
+
+	if ((r = get_str(P, o, "url", &s, &n)) <= 0)
+		return r < 0 ? -1 : fail(P, "url", _("missing"));
+	if (!n)
+		return fail(P, "url", _("must not be empty"));
+	if (url_resolve(&P->ub, s, n, &a->url, &a->filename, &named, why, sizeof why) < 0)
+		return fail(P, "url", "%s", why);
+
+	if ((r = get_str(P, o, "sha256", &s, &n)) <= 0)
+		return r < 0 ? -1 : fail(P, "sha256", _("missing"));
+	if (n != 64 || !hex64(s, a->sha256))
+		return fail(P, "sha256", _("expected 64 hex digits"));
+
+	if ((v = json_object_get(o, "size"))) {
+		if (!json_is_integer(v))
+			return type_error(P, "size", v, _("a non-negative integer"));
+		if (json_integer_value(v) < 0)
+			return fail(P, "size", _("expected a non-negative integer, found %lld"),
+				    (long long)json_integer_value(v));
+		a->size = json_integer_value(v);
+	}
+
+	if ((r = get_str(P, o, "type", &s, &n)) < 0)
+		return -1;
+	if (r) {
+		for (i = 0; i < 5 && strcmp(s, types[i]); i++)
+			;
+		if (i == 5)
+			return fail(P, "type", _("unknown type '%.*s' (expected rpm, deb, tar, zip or file)"),
+				    CLIP, s);
+		a->type = type_vals[i];
+	} else if (!named) {
+		return fail(P, "type", _("cannot guess the type of '%.*s' (no file name); set \"type\" (rpm, deb, tar, zip or file)"),
+			    CLIP, a->url);
+	} else if (guess_type(a->filename, &a->type) < 0) {
+		return fail(P, "type", _("cannot guess the type from '%.*s'; set \"type\" (rpm, deb, tar, zip or file)"),
+			    CLIP, a->filename);
+	}
+
+	return dup_str(P, o, "name", &a->name);
+}
+
+static int read_build(struct parser *P, const json_t *o, size_t pos)
+{
+	struct ab_index_lookup *L = P->idx->lookup;
+	ab_build *b = &P->idx->builds[pos];
+	const json_t *arts;
+	const char *s;
+	size_t n, i, slot;
+	ssize_t other;
+	uint64_t tag;
+	int r;
+
+	P->at = AT_BUILD;
+	P->build = pos;
+	if (!json_is_object(o))
+		return type_error(P, NULL, o, _("an object"));
+
+	if ((r = get_str(P, o, "id", &s, &n)) <= 0)
+		return r < 0 ? -1 : fail(P, "id", _("missing"));
+	if (!n)
+		return fail(P, "id", _("must not be empty"));
+	if (has_control(s, n))
+		return fail(P, "id", _("must not contain control characters"));
+	b->id = ab_xstrndup(s, n);
+	other = id_probe(L, P->idx->builds, b->id, &slot, &tag);
+	if (other >= 0)
+		return fail(P, "id", _("duplicate id '%.*s' (also builds[%zd])"), CLIP, b->id, other);
+	L->slots[slot] = tag | (uint64_t)(pos + 1);
+
+	if ((r = get_str(P, o, "commit", &s, &n)) < 0)
+		return -1;
+	if (has_control(s, n))
+		return fail(P, "commit", _("must not contain control characters"));
+	/* An empty commit is no commit: {old}/{new} then use the id. */
+	if (n) {
+		b->commit = ab_xstrndup(s, n);
+		if (n >= MIN_PREFIX)
+			add_commit(L, b->commit, pos);
+	}
+	if (dup_str(P, o, "date", &b->date) < 0 || dup_str(P, o, "version", &b->version) < 0)
+		return -1;
+
+	if ((r = get_str(P, o, "status", &s, &n)) < 0)
+		return -1;
+	if (r && !strcmp(s, "failed")) {
+		b->failed = 1;
+		return 0;
+	}
+	if (r && strcmp(s, "ok"))
+		return fail(P, "status", _("expected \"ok\" or \"failed\", found \"%.*s\""), CLIP, s);
+
+	arts = json_object_get(o, "artifacts");
+	if (!arts)
+		return fail(P, "artifacts", _("missing (a build with status \"ok\" needs at least one artifact)"));
+	if (!json_is_array(arts))
+		return type_error(P, "artifacts", arts, _("an array"));
+	n = json_array_size(arts);
+	if (!n)
+		return fail(P, "artifacts", _("empty (a build with status \"ok\" needs at least one artifact)"));
+	b->artifacts = ab_xcalloc(n, sizeof *b->artifacts);
+	b->nartifacts = n;
+	for (i = 0; i < n; i++) {
+		P->at = AT_ARTIFACT;
+		P->art = i;
+		if (read_artifact(P, json_array_get(arts, i), &b->artifacts[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int read_index(struct parser *P, json_t *root)
+{
+	ab_index *idx = P->idx;
+	const json_t *v;
+	json_t *builds;
+	const char *s;
+	size_t n, i;
+	int r;
+
+	if (!json_is_object(root))
+		return fail(P, NULL, _("the top level must be a JSON object, found %s"), kind(root));
+
+	/* format and version first: a version 2 index gets the version
+	 * message, not one about a build this one cannot understand. */
+	if ((r = get_str(P, root, "format", &s, &n)) <= 0)
+		return r < 0 ? -1 : fail(P, "format", _("missing (expected \"%s\")"), format_name);
+	if (strcmp(s, format_name))
+		return fail(P, "format", _("expected \"%s\", found \"%.*s\""), format_name, CLIP, s);
+	v = json_object_get(root, "version");
+	if (!v)
+		return fail(P, "version", _("missing"));
+	if (!json_is_integer(v))
+		return type_error(P, "version", v, _("an integer"));
+	if (json_integer_value(v) != 1)
+		return fail(P, "version", _("unsupported index version %lld; this artbisect reads version 1"),
+			    (long long)json_integer_value(v));
+
+	if (dup_str(P, root, "name", &idx->name) < 0 ||
+	    dup_str(P, root, "project", &idx->project) < 0 ||
+	    dup_str(P, root, "arch", &idx->arch) < 0)
+		return -1;
+	if ((v = json_object_get(root, "vcs"))) {
+		if (!json_is_object(v))
+			return type_error(P, "vcs", v, _("an object"));
+		P->at = AT_VCS;
+		if (dup_str(P, v, "type", &idx->vcs_type) < 0 ||
+		    dup_str(P, v, "url", &idx->vcs_url) < 0 ||
+		    dup_str(P, v, "compare_url", &idx->compare_url) < 0)
+			return -1;
+		P->at = AT_TOP;
+	}
+
+	builds = json_object_get(root, "builds");
+	if (!builds)
+		return fail(P, "builds", _("missing"));
+	if (!json_is_array(builds))
+		return type_error(P, "builds", builds, _("an array"));
+	n = json_array_size(builds);
+	if (!n)
+		return fail(P, "builds", _("empty (an index needs at least one build)"));
+	idx->builds = ab_xcalloc(n, sizeof *idx->builds);
+	idx->nbuilds = n;
+	idx->lookup = lookup_new(n);
+	for (i = 0; i < n; i++) {
+		if (read_build(P, json_array_get(builds, i), i) < 0)
+			return -1;
+		/* Hand this build's JSON back to malloc for the next ones. */
+		json_array_set(builds, i, json_null());
+	}
+	sort_commits(idx->lookup->commits, idx->lookup->ncommits);
+	return 0;
+}
+
+/* jansson's message, with the line and column it gives. */
+static void syntax_error(struct parser *P, json_error_t *je, int bom)
+{
+	static const char flag[] = " without JSON_ALLOW_NUL";
+	char *s = strstr(je->text, flag);
+
+	if (json_error_code(je) == json_error_out_of_memory) {
+		ab_error_set(P->err, AB_EXIT_FAILURE, _("%s: out of memory reading it"), P->label);
+		return;
+	}
+	/* Users need not know jansson's flags. */
+	if (s)
+		memmove(s, s + sizeof flag - 1, strlen(s + sizeof flag - 1) + 1);
+	fail(P, NULL, _("invalid JSON at line %d, column %d: %s"), je->line,
+	     je->column + (bom && je->line == 1), je->text);
 }
 
 /* ---------------------------------------------------------------------
@@ -2029,10 +1181,7 @@ void ab_index_free(ab_index *idx)
 
 	if (!idx)
 		return;
-	/* An index from ab_index_parse keeps the builds' strings and
-	 * artifact arrays in the lookup's arena; one put together by other
-	 * means (no lookup) owns each of them. */
-	for (i = 0; !idx->lookup && i < idx->nbuilds; i++) {
+	for (i = 0; i < idx->nbuilds; i++) {
 		ab_build *b = &idx->builds[i];
 		free(b->id);
 		free(b->commit);
@@ -2060,29 +1209,21 @@ void ab_index_free(ab_index *idx)
 
 ab_index *ab_index_parse(const char *data, size_t len, const char *source_url, ab_error *err)
 {
-	struct parser P;
-	ab_index *idx;
+	struct parser P = { 0 };
+	ab_index *idx = ab_xcalloc(1, sizeof *idx);
+	json_t *root = NULL;
+	json_error_t je;
 	const char *why = NULL;
-	uint64_t seed[2];
-	int rc = -1;
+	size_t i;
+	int bom = 0, rc = -1;
 
-	memset(&P, 0, sizeof P);
-	idx = ab_xcalloc(1, sizeof *idx);
 	idx->source_url = ab_xstrdup(source_url ? source_url : "");
 	idx->label = ab_index_label(source_url);
-	idx->lookup = ab_xcalloc(1, sizeof *idx->lookup);
-	P.arena = &idx->lookup->arena;
-	if (getentropy(seed, sizeof seed) < 0) {
-		seed[0] = (uint64_t)(uintptr_t)idx ^ ((uint64_t)getpid() << 32);
-		seed[1] = (uint64_t)(ab_now() * 1e9);
-	}
-	idx->lookup->k0 = seed[0];
-	idx->lookup->k1 = seed[1];
 	P.label = idx->label;
 	P.err = err;
 	P.idx = idx;
-	P.doc = P.p = (const unsigned char *)(data ? data : "");
-	P.end = P.doc + (data ? len : 0);
+	if (!data)
+		len = 0;
 
 	if (len > MAX_INDEX_BYTES) {
 		ab_error_set(err, AB_EXIT_USAGE, _("%s: larger than %zu bytes; refusing to read it"),
@@ -2094,16 +1235,24 @@ ab_index *ab_index_parse(const char *data, size_t len, const char *source_url, a
 			     idx->label, source_url ? source_url : "", why ? why : _("none given"));
 		goto out;
 	}
-	if (parse_top(&P) < 0 || build_lookup(&P) < 0)
+	if (len >= 3 && !memcmp(data, "\xef\xbb\xbf", 3)) {
+		data += 3;
+		len -= 3;
+		bom = 1;
+	}
+	for (i = 0; i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'); i++)
+		;
+	if (i == len) {
+		ab_error_set(err, AB_EXIT_USAGE, _("%s: the document is empty"), idx->label);
 		goto out;
-	if (P.capbuilds > idx->nbuilds)
-		idx->builds = ab_xrealloc(idx->builds, idx->nbuilds * sizeof *idx->builds);
-	rc = 0;
+	}
+	root = json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+	if (!root)
+		syntax_error(&P, &je, bom);
+	else if (read_index(&P, root) == 0)
+		rc = 0;
 out:
-	free(P.arts);
-	free(P.hashes);
-	ab_buf_free(&P.kbuf);
-	ab_buf_free(&P.sbuf);
+	json_decref(root);
 	url_base_free(&P.ub);
 	if (rc < 0) {
 		ab_index_free(idx);

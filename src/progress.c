@@ -44,9 +44,10 @@ void ab_progress_choose(void *ud, const ab_bisect *b, size_t idx)
 	if (p->quiet)
 		return;
 	ab_progress_flush(p);
-	fprintf(stderr, _("Testing %s%s%s%s (%zu candidates left, about %u more steps)\n"),
+	fprintf(stderr, _("Testing %s%s%s%s: %zu candidates left, "),
 		bd->id, bd->version ? " [" : "", bd->version ? bd->version : "",
-		bd->version ? "]" : "", left, steps);
+		bd->version ? "]" : "", left);
+	fprintf(stderr, ngettext("about %u more step\n", "about %u more steps\n", steps), steps);
 }
 
 void ab_progress_verdict(void *ud, const ab_bisect *b, const ab_step *s)

@@ -1,8 +1,9 @@
 /* test-index.c - the artifact index (CONTRACT.md section 1): a table of
- * invalid documents, each refused with the place named; valid documents
- * (URL resolution, type guessing, failed builds, unknown keys); lookups;
- * compare_url; --index arguments; a 100,000-build index; and the JSON
- * reader checked against jansson on mutated documents. */
+ * invalid documents, each refused with the place named (line and column
+ * for syntax); valid documents (URL resolution, type guessing, failed
+ * builds, unknown keys); lookups; compare_url; --index arguments; a
+ * 100,000-build index; and mutated documents, which must be parsed or
+ * refused in one line, never crash. */
 #include "config.h"
 
 #include <stdbool.h>
@@ -11,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <jansson.h>
 
 #include "index.h"
 #include "util.h"
@@ -43,14 +43,20 @@ struct bad {
 
 static const struct bad bad_docs[] = {
 	/* not JSON, or not an object */
-	{ "", "index.json: invalid JSON at line 1, column 1: the document is empty", NULL },
-	{ "<html>404</html>", "index.json: invalid JSON at line 1, column 1", NULL },
+	{ "", "index.json: the document is empty", NULL },
+	{ "\xef\xbb\xbf \r\n\t", "index.json: the document is empty", NULL },
+	{ "<html>404</html>", "index.json: invalid JSON at line 1, column 1: invalid token near '<'", NULL },
 	{ "[1, 2]", "top level must be a JSON object, found an array", NULL },
 	{ "\"artbisect-index\"", "top level must be a JSON object, found a string", NULL },
-	{ HEAD "\"builds\":[" BUILD("a") "]", "line 1, column ", NULL },
-	{ HEAD "\"builds\":[" BUILD("a") "]}\n{}", "index.json: invalid JSON at line 2, column 1: unexpected data", NULL },
-	{ HEAD "\n\"builds\":[" BUILD("a") ",\n  ]}", "index.json: builds[1]: invalid JSON at line 3, column 3: expected a value", NULL },
-	{ HEAD "\"builds\":[" BUILD("a") "] \"x\":1}", "expected ',' or '}'", NULL },
+	{ HEAD "\"builds\":[" BUILD("a") "]", "index.json: invalid JSON at line 1, column ", NULL },
+	{ HEAD "\"builds\":[" BUILD("a") "]}\n{}", "index.json: invalid JSON at line 2, column 1: end of file expected", NULL },
+	{ HEAD "\n\"builds\":[" BUILD("a") ",\n  ]}", "index.json: invalid JSON at line 3, column 3: unexpected token near ']'", NULL },
+	{ HEAD "\"builds\":[" BUILD("a") "] \"x\":1}", "'}' expected", NULL },
+	/* the byte order mark is skipped, but counts as a column */
+	{ "\xef\xbb\xbf{\"a\":x}", "index.json: invalid JSON at line 1, column 7: invalid token", NULL },
+	/* control characters quoted back do not break the line */
+	{ "{\"a\":\x01}", "index.json: invalid JSON at line 1, column 6: invalid token near '?'", NULL },
+	{ "{\"format\":\"\\u001b[2Ja\\rb\",\"version\":1,\"builds\":[" BUILD("a") "]}", "format: expected \"artbisect-index\", found \"?[2Ja?b\"", NULL },
 	/* format and version */
 	{ "{\"version\":1,\"builds\":[" BUILD("a") "]}", "index.json: format: missing", NULL },
 	{ "{\"format\":\"yum\",\"version\":1,\"builds\":[" BUILD("a") "]}", "index.json: format: expected \"artbisect-index\"", NULL },
@@ -64,8 +70,6 @@ static const struct bad bad_docs[] = {
 	{ "{\"builds\":[{\"nope\":1}],\"format\":\"artbisect-index\",\"version\":2}",
 	  "version: unsupported index version 2", NULL },
 	{ "{\"builds\":[{\"nope\":1}],\"name\":\"not an index\"}", "format: missing", NULL },
-	{ "{\"format\":\"artbisect-index\",\"format\":\"artbisect-index\",\"version\":1,\"builds\":[" BUILD("a") "]}",
-	  "format: appears twice", NULL },
 	/* top-level optional fields */
 	{ HEAD "\"name\":1,\"builds\":[" BUILD("a") "]}", "index.json: name: expected a string", NULL },
 	{ HEAD "\"project\":[],\"builds\":[" BUILD("a") "]}", "index.json: project: expected a string, found an array", NULL },
@@ -82,10 +86,8 @@ static const struct bad bad_docs[] = {
 	{ HEAD "\"builds\":[{\"id\":7,\"artifacts\":[" ART("x.rpm") "]}]}", "index.json: builds[0].id: expected a string", NULL },
 	{ HEAD "\"builds\":[{\"id\":\"\",\"artifacts\":[" ART("x.rpm") "]}]}", "index.json: builds[0].id: must not be empty", NULL },
 	{ HEAD "\"builds\":[{\"id\":\"a\\nb\",\"artifacts\":[" ART("x.rpm") "]}]}", "builds[0].id: must not contain control characters", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\\u0000b\",\"artifacts\":[" ART("x.rpm") "]}]}", "builds[0].id: must not contain \\u0000", NULL },
 	{ HEAD "\"builds\":[" BUILD("a") "," BUILD("b") "," BUILD("a") "]}",
 	  "index.json: builds[2].id: duplicate id 'a' (also builds[0])", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\",\"id\":\"b\",\"artifacts\":[" ART("x.rpm") "]}]}", "builds[0].id: appears twice", NULL },
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"commit\":5,\"artifacts\":[" ART("x.rpm") "]}]}", "builds[0].commit: expected a string", NULL },
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"date\":true,\"artifacts\":[" ART("x.rpm") "]}]}", "builds[0].date: expected a string, found a boolean", NULL },
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"version\":null,\"artifacts\":[" ART("x.rpm") "]}]}", "builds[0].version: expected a string, found null", NULL },
@@ -102,19 +104,17 @@ static const struct bad bad_docs[] = {
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"sha256\":\"" SHA_A "\"}]}]}", "index.json: builds[0].artifacts[0].url: missing", NULL },
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":3,\"sha256\":\"" SHA_A "\"}]}]}", "builds[0].artifacts[0].url: expected a string", NULL },
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"\",\"sha256\":\"" SHA_A "\"}]}]}", "builds[0].artifacts[0].url: must not be empty", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"a\\u0000.rpm\",\"sha256\":\"" SHA_A "\"}]}]}", "builds[0].artifacts[0].url: must not contain", NULL },
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"x.rpm\"}]}]}", "index.json: builds[0].artifacts[0].sha256: missing", NULL },
 	{ HEAD "\"builds\":[" BUILD("a") ",{\"id\":\"b\",\"artifacts\":[{\"url\":\"x.rpm\",\"sha256\":\"abc\"}]}]}",
 	  "index.json: builds[1].artifacts[0].sha256: expected 64 hex digits", NULL },
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"x.rpm\",\"sha256\":\"" "g" SHA_A "\"}]}]}", "builds[0].artifacts[0].sha256: expected 64 hex digits", NULL },
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"x.rpm\",\"sha256\":\"" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaz" "\"}]}]}", "artifacts[0].sha256: expected 64 hex digits", NULL },
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"x.rpm\",\"sha256\":5}]}]}", "artifacts[0].sha256: expected a string", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[" ART("x.rpm") ",{\"url\":\"y.rpm\",\"sha256\":\"" SHA_A "\",\"sha256\":\"" SHA_B "\"}]}]}",
-	  "index.json: builds[0].artifacts[1].sha256: appears twice", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"x.rpm\",\"sha256\":\"" SHA_A "\",\"size\":-1}]}]}", "builds[0].artifacts[0].size: expected a non-negative integer", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"x.rpm\",\"sha256\":\"" SHA_A "\",\"size\":1.5}]}]}", "builds[0].artifacts[0].size: expected a non-negative integer", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"x.rpm\",\"sha256\":\"" SHA_A "\",\"size\":-1}]}]}", "builds[0].artifacts[0].size: expected a non-negative integer, found -1", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"x.rpm\",\"sha256\":\"" SHA_A "\",\"size\":1.5}]}]}", "builds[0].artifacts[0].size: expected a non-negative integer, found a number with a fraction", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"x.rpm\",\"sha256\":\"" SHA_A "\",\"size\":1e3}]}]}", "builds[0].artifacts[0].size: expected a non-negative integer", NULL },
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"x.rpm\",\"sha256\":\"" SHA_A "\",\"size\":\"10\"}]}]}", "builds[0].artifacts[0].size: expected a non-negative integer, found a string", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"x.rpm\",\"sha256\":\"" SHA_A "\",\"size\":99999999999999999999}]}]}", "builds[0].artifacts[0].size: 99999999999999999999 is too large", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"x.rpm\",\"sha256\":\"" SHA_A "\",\"size\":99999999999999999999}]}]}", "index.json: invalid JSON at line 1, column 191: too big integer", NULL },
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"x.rpm\",\"sha256\":\"" SHA_A "\",\"type\":\"exe\"}]}]}", "builds[0].artifacts[0].type: unknown type 'exe'", NULL },
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"x.rpm\",\"sha256\":\"" SHA_A "\",\"type\":\"RPM\"}]}]}", "builds[0].artifacts[0].type: unknown type 'RPM'", NULL },
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[" ART("x.bin") "]}]}", "index.json: builds[0].artifacts[0].type: cannot guess the type from 'x.bin'", NULL },
@@ -129,23 +129,33 @@ static const struct bad bad_docs[] = {
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[" ART("http://h:99999/x.rpm") "]}]}", "builds[0].artifacts[0].url: cannot resolve", NULL },
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[" ART("//other/x.rpm") "]}]}", "builds[0].artifacts[0].url: cannot resolve '//other/x.rpm'", FILE_URL },
 	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[" ART("file://other/x.rpm") "]}]}", "builds[0].artifacts[0].url: cannot resolve", FILE_URL },
-	/* syntax, named where possible */
-	{ HEAD "\"builds\":[{\"id\":\"a\",\"x\":\"\\q\",\"artifacts\":[" ART("x.rpm") "]}]}", "index.json: builds[0].x: invalid JSON at line 1, column 66: invalid escape", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\\ud800\",\"artifacts\":[" ART("x.rpm") "]}]}", "builds[0].id: invalid JSON at line 1, column 59: invalid \\u escape (a lone UTF-16 surrogate)", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\\udc00\\ud800\",\"artifacts\":[" ART("x.rpm") "]}]}", "builds[0].id: invalid JSON", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\xc3\",\"artifacts\":[" ART("x.rpm") "]}]}", "builds[0].id: invalid JSON at line 1, column 59: invalid UTF-8", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\xed\xa0\x80\",\"artifacts\":[" ART("x.rpm") "]}]}", "builds[0].id: invalid JSON at line 1, column 59: invalid UTF-8", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\xc0\xaf\",\"artifacts\":[" ART("x.rpm") "]}]}", "invalid UTF-8", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\tb\",\"artifacts\":[" ART("x.rpm") "]}]}", "builds[0].id: invalid JSON at line 1, column 59: control character", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\",\"x\":[1,2,],\"artifacts\":[" ART("x.rpm") "]}]}", "builds[0].x: invalid JSON", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\",\"x\":01,\"artifacts\":[" ART("x.rpm") "]}]}", "builds[0]: invalid JSON", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\",\"x\":tru,\"artifacts\":[" ART("x.rpm") "]}]}", "builds[0].x: invalid JSON", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\",\"x\":-,\"artifacts\":[" ART("x.rpm") "]}]}", "builds[0].x: invalid JSON at line 1, column 65: invalid number", NULL },
-	{ HEAD "\"builds\":[{\"id\":\"a\",\"x\":1.e5,\"artifacts\":[" ART("x.rpm") "]}]}", "invalid number", NULL },
-	{ HEAD "\"builds\":[{id:\"a\"}]}", "index.json: builds[0]: invalid JSON at line 1, column 52: expected a member name", NULL },
-	{ HEAD "\"builds\":[{\"id\" \"a\"}]}", "builds[0]: invalid JSON at line 1, column 57: expected ':'", NULL },
-	/* a failed build's artifacts are not read, but must still be JSON */
-	{ HEAD "\"builds\":[{\"id\":\"a\",\"status\":\"failed\",\"artifacts\":[{\"url\":}]}]}", "builds[0].artifacts: invalid JSON", NULL },
+	/* syntax, named by line and column wherever it is */
+	{ HEAD "\"builds\":[{\"id\":\"a\",\"x\":\"\\q\",\"artifacts\":[" ART("x.rpm") "]}]}", "index.json: invalid JSON at line 1, column 67: invalid escape", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\\ud800\",\"artifacts\":[" ART("x.rpm") "]}]}", "index.json: invalid JSON at line 1, column 65: invalid Unicode '\\uD800'", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\\udc00\\ud800\",\"artifacts\":[" ART("x.rpm") "]}]}", "invalid Unicode '\\uDC00'", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\xc3\",\"artifacts\":[" ART("x.rpm") "]}]}", "index.json: invalid JSON at line 1, column 58: unable to decode byte 0xc3", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\xed\xa0\x80\",\"artifacts\":[" ART("x.rpm") "]}]}", "unable to decode byte 0xed", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\xc0\xaf\",\"artifacts\":[" ART("x.rpm") "]}]}", "unable to decode byte 0xc0", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\tb\",\"artifacts\":[" ART("x.rpm") "]}]}", "index.json: invalid JSON at line 1, column 58: control character 0x9", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\",\"x\":[1,2,],\"artifacts\":[" ART("x.rpm") "]}]}", "index.json: invalid JSON at line 1, column 70: unexpected token near ']'", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\",\"x\":01,\"artifacts\":[" ART("x.rpm") "]}]}", "index.json: invalid JSON at line 1, column 65: invalid token near '0'", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\",\"x\":tru,\"artifacts\":[" ART("x.rpm") "]}]}", "invalid token near 'tru'", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\",\"x\":-,\"artifacts\":[" ART("x.rpm") "]}]}", "index.json: invalid JSON at line 1, column 65: invalid token near '-'", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\",\"x\":1.e5,\"artifacts\":[" ART("x.rpm") "]}]}", "invalid token near '1.'", NULL },
+	{ HEAD "\"builds\":[{id:\"a\"}]}", "index.json: invalid JSON at line 1, column 53: string or '}' expected near 'id'", NULL },
+	{ HEAD "\"builds\":[{\"id\" \"a\"}]}", "index.json: invalid JSON at line 1, column 59: ':' expected", NULL },
+	/* what jansson refuses even where artbisect would not look */
+	{ HEAD "\"builds\":[{\"id\":\"a\",\"status\":\"failed\",\"artifacts\":[{\"url\":}]}]}", "index.json: invalid JSON at line 1, column 99: unexpected token", NULL },
+	{ HEAD "\"x\":1e999,\"builds\":[" BUILD("a") "]}", "index.json: invalid JSON at line 1, column 49: real number overflow near '1e999'", NULL },
+	{ HEAD "\"x\":[\"\\u0000\"],\"builds\":[" BUILD("a") "]}", "index.json: invalid JSON at line 1, column 53: \\u0000 is not allowed near", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\\u0000b\",\"artifacts\":[" ART("x.rpm") "]}]}", "invalid JSON at line 1, column 66: \\u0000 is not allowed", NULL },
+	/* a key twice in any object, known or not */
+	{ "{\"format\":\"artbisect-index\",\"format\":\"artbisect-index\",\"version\":1,\"builds\":[" BUILD("a") "]}",
+	  "index.json: invalid JSON at line 1, column 36: duplicate object key near '\"format\"'", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\",\"id\":\"b\",\"artifacts\":[" ART("x.rpm") "]}]}", "duplicate object key near '\"id\"'", NULL },
+	{ HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[" ART("x.rpm") ",{\"url\":\"y.rpm\",\"sha256\":\"" SHA_A "\",\"sha256\":\"" SHA_B "\"}]}]}",
+	  "duplicate object key near '\"sha256\"'", NULL },
+	{ HEAD "\"x\":{\"k\":1,\"k\":1},\"builds\":[" BUILD("a") "]}", "index.json: invalid JSON at line 1, column 54: duplicate object key", NULL },
 };
 
 static void test_bad(void)
@@ -177,20 +187,31 @@ static void test_deep_nesting(void)
 	for (i = 0; i < 100000; i++)
 		ab_buf_puts(&b, "[");
 	idx = parse(b.data, HTTP_URL, &err);
-	tap_ok(!idx && strstr(err.msg, "index.json: x: invalid JSON") && strstr(err.msg, "nested too deeply"),
+	tap_ok(!idx && err.code == AB_EXIT_USAGE && strstr(err.msg, "index.json: invalid JSON at line 1, column ") &&
+	       strstr(err.msg, "maximum parsing depth reached"),
 	       "100,000 nested arrays refused without recursing that deep: %s", err.msg);
 	ab_index_free(idx);
 	ab_buf_free(&b);
 
-	/* 100 levels in an unknown key are fine */
 	ab_buf_puts(&b, HEAD "\"x\":");
-	for (i = 0; i < 100; i++)
+	for (i = 0; i < 100000; i++)
+		ab_buf_puts(&b, "{\"a\":");
+	idx = parse(b.data, HTTP_URL, &err);
+	tap_ok(!idx && err.code == AB_EXIT_USAGE && strstr(err.msg, "maximum parsing depth reached"),
+	       "100,000 nested objects refused likewise: %s", err.msg);
+	ab_index_free(idx);
+	ab_buf_free(&b);
+
+	/* 1,000 levels in an unknown key are fine (jansson's limit is 2048) */
+	ab_buf_puts(&b, HEAD "\"x\":");
+	for (i = 0; i < 500; i++)
 		ab_buf_puts(&b, "{\"a\":[");
-	for (i = 0; i < 100; i++)
+	for (i = 0; i < 500; i++)
 		ab_buf_puts(&b, "]}");
 	ab_buf_puts(&b, ",\"builds\":[" BUILD("a") "]}");
 	idx = parse(b.data, HTTP_URL, &err);
-	tap_ok(idx != NULL, "100 levels of nesting under an unknown key are fine");
+	tap_ok(idx != NULL, "1,000 levels of nesting under an unknown key are fine%s%s", idx ? "" : ": ",
+	       idx ? "" : err.msg);
 	ab_index_free(idx);
 	ab_buf_free(&b);
 }
@@ -202,8 +223,15 @@ static void test_nul_byte(void)
 	ab_error err;
 	ab_index *idx = ab_index_parse(doc, sizeof doc - 1, HTTP_URL, &err);
 
-	tap_ok(!idx && strstr(err.msg, "builds[0].id: invalid JSON") && strstr(err.msg, "control character"),
+	tap_ok(!idx && err.code == AB_EXIT_USAGE &&
+	       strstr(err.msg, "index.json: invalid JSON at line 1, column 58: control character 0x0"),
 	       "a raw NUL byte in a string is refused: %s", err.msg);
+	ab_index_free(idx);
+
+	/* jansson's message for \u0000 names a flag of its own: not for users */
+	idx = parse(HEAD "\"builds\":[{\"id\":\"a\\u0000b\",\"artifacts\":[" ART("x.rpm") "]}]}", HTTP_URL, &err);
+	tap_ok(!idx && strstr(err.msg, "\\u0000 is not allowed near '\"a\\u0000b\"'") && !strstr(err.msg, "JSON_"),
+	       "\\u0000 refused without jansson's jargon: %s", err.msg);
 	ab_index_free(idx);
 }
 
@@ -374,13 +402,13 @@ static void test_valid_misc(void)
 	       "failed builds need no artifacts; theirs are not read%s%s", idx ? "" : ": ", idx ? "" : err.msg);
 	ab_index_free(idx);
 
-	/* unknown keys everywhere, duplicated unknown keys, escaped known keys */
+	/* unknown keys everywhere, escaped known keys */
 	idx = parse("\xef\xbb\xbf {\"x-future\":{\"a\":[1,2.5e-3,true,false,null,\"\\u00e9\\ud83d\\ude00\"]},"
-		    " \"format\" : \"artbisect-index\" , \"version\" : 1 ,\"x-future\":0,"
+		    " \"format\" : \"artbisect-index\" , \"version\" : 1 ,\"x-future-2\":0,"
 		    "\"vcs\":{\"type\":\"git\",\"mirrors\":[\"a\"]},"
 		    "\"builds\":[{\"\\u0069d\":\"a\",\"labels\":{\"k\":\"v\"},\"artifacts\":["
 		    "{\"url\":\"x.rpm\",\"sha256\":\"" SHA_A "\",\"signed-by\":\"me\",\"extra\":[{}]}]}],"
-		    "\"zzz\":\"\\u0000 is fine where it is not read\"}\r\n\t ", HTTP_URL, &err);
+		    "\"zzz\":\"\\/ is fine\"}\r\n\t ", HTTP_URL, &err);
 	tap_ok(idx && idx->nbuilds == 1 && !strcmp(idx->builds[0].id, "a") && !strcmp(idx->vcs_type, "git"),
 	       "unknown keys ignored, BOM and white space accepted, escaped key names understood%s%s",
 	       idx ? "" : ": ", idx ? "" : err.msg);
@@ -395,14 +423,14 @@ static void test_valid_misc(void)
 	idx = parse(HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"x.rpm\",\"sha256\":"
 		    "\"0123456789ABCDEF0123456789abcdef0123456789ABCDEF0123456789ABCDEF\",\"size\":23591021}]}]}",
 		    HTTP_URL, &err);
-	tap_ok(idx && !strcmp(art(idx, 0, 0)->sha256, SHA_B) && art(idx, 0, 0)->size == 23591021,
+	tap_ok(idx && art(idx, 0, 0) && !strcmp(art(idx, 0, 0)->sha256, SHA_B) && art(idx, 0, 0)->size == 23591021,
 	       "uppercase sha256 stored lowercase, size read");
 	ab_index_free(idx);
 
 	/* the largest size */
 	idx = parse(HEAD "\"builds\":[{\"id\":\"a\",\"artifacts\":[{\"url\":\"x.rpm\",\"sha256\":\"" SHA_A
 		    "\",\"size\":9223372036854775807}]}]}", HTTP_URL, &err);
-	tap_ok(idx && art(idx, 0, 0)->size == INT64_MAX, "size up to INT64_MAX");
+	tap_ok(idx && art(idx, 0, 0) && art(idx, 0, 0)->size == INT64_MAX, "size up to INT64_MAX");
 	ab_index_free(idx);
 
 	/* ids with escapes and non-ASCII */
@@ -629,8 +657,9 @@ static void test_big(void)
 
 /* ------------------------------------------------------------------ */
 
-/* The reader against jansson: an index with a mutated JSON value under
- * an unknown key must be accepted exactly when jansson accepts it. */
+/* Mutated documents, bytes inserted, deleted and replaced anywhere: each
+ * must give an index that holds together or one line with AB_EXIT_USAGE,
+ * and never crash (the sanitizer build of this test means it). */
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
@@ -643,38 +672,82 @@ static uint64_t rnd(void)
 }
 
 static const char *const seeds[] = {
-	"{\"a\":[1,-2.5e+3,0,true,false,null],\"b\":{\"c\":\"d\\n\\u00e9\\ud83d\\ude00\"}}",
-	"[\"x\",{},[],{\"\":\"\"},-0,0.0e0,1E5]",
-	"\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"",
-	"{\"k\\\"ey\":[[[[{}]]]],\"n\":12345678901234567}",
-	"-12.75",
-	"[true , false , null ]",
+	HEAD "\"name\":\"n\",\"vcs\":{\"type\":\"git\",\"compare_url\":\"https://g/{old}..{new}\"},\"builds\":["
+	"{\"id\":\"a\",\"commit\":\"0123456789\",\"date\":\"d\",\"version\":\"v\",\"artifacts\":[{\"url\":\"rpms/x.rpm\","
+	"\"sha256\":\"" SHA_A "\",\"size\":12,\"type\":\"rpm\",\"name\":\"k\"}]},"
+	"{\"id\":\"b\",\"status\":\"failed\",\"artifacts\":[{}]}," BUILD("c") "]}",
+	"{\"x\":[1,-2.5e+3,0,true,false,null,{\"c\":\"d\\n\\u00e9\\ud83d\\ude00\"}],\"format\":\"artbisect-index\","
+	"\"version\":1,\"builds\":[{\"id\":\"caf\\u00e9\",\"status\":\"ok\",\"artifacts\":["
+	"{\"url\":\"../a b/y.tar.gz\",\"sha256\":\"" SHA_B "\"},{\"url\":\"https://o/x.zip\",\"sha256\":\"" SHA_A "\"},"
+	"{\"url\":\"//h/x.deb\",\"sha256\":\"" SHA_A "\"},{\"url\":\"dl?id=3\",\"sha256\":\"" SHA_A "\",\"type\":\"file\"}]}]}",
+	"\xef\xbb\xbf{\n \"format\": \"artbisect-index\",\n \"version\": 1,\n \"builds\": [\n  "
+	BUILD("1") ",\n  " BUILD("2") ",\n  {\"id\": \"3\", \"commit\": \"abcdefabcdef\", \"artifacts\": ["
+	ART("k+1~x@y,z;a=b.rpm") "]}\n ]\n}\n",
 };
 
 static const char *const pieces[] = {
-	"\"", "\\", "\\u", "\\ud800", "\\udc00", "\\u00", "{", "}", "[", "]", ",", ":", "0", "-",
+	"\"", "\\", "\\u", "\\ud800", "\\udc00", "\\u0000", "{", "}", "[", "]", ",", ":", "0", "-",
 	".", "e", "+", "1", "tru", "nul", " ", "\t", "\n", "\x01", "\x7f", "\xc3", "\xa9", "\xed\xa0\x80",
-	"\xf4\x90\x80\x80", "\xc0\x80", "\xe2\x82", "\xff", "\\/", "\\x", "\"a\":", "\"\":1", "00", "-0", "1.", ".5",
+	"\xf4\x90\x80\x80", "\xc0\x80", "\xe2\x82", "\xff", "\\/", "\\x", "\"a\":", "\"\":1", "00", "-0",
+	"1e999", "99999999999999999999", "\"id\":\"a\",", "\"status\":\"failed\",", "\"artifacts\":[],",
+	"\"url\":\"ftp://h/x\",", "\"sha256\":\"" SHA_B "\",", "\"type\":\"zip\",", "\"size\":-1,",
+	"..", "%2F", "/", "file:", "{}", "[]", "\"x.bin\"", "\"\"",
 };
 
-static void test_against_jansson(void)
+/* What a refusal must look like, or what must hold in an accepted index;
+ * NULL when all is well. */
+static const char *check_result(const ab_index *idx, const ab_error *err)
+{
+	size_t i, j;
+	const char *s;
+
+	if (!idx) {
+		if (err->code != AB_EXIT_USAGE)
+			return "refused with another exit status";
+		if (strncmp(err->msg, "index.json: ", 12))
+			return "refused without the label";
+		for (s = err->msg; *s; s++)
+			if ((unsigned char)*s < 0x20 || *s == 0x7f)
+				return "refused with a control character in the message";
+		return NULL;
+	}
+	if (!idx->nbuilds)
+		return "accepted without builds";
+	for (i = 0; i < idx->nbuilds; i++) {
+		const ab_build *b = &idx->builds[i];
+		ab_error e;
+
+		if (!b->id || !*b->id || ab_index_find(idx, b->id, &e) != (ssize_t)i)
+			return "accepted a build that cannot be found by its id";
+		if (b->failed ? b->nartifacts != 0 : b->nartifacts == 0)
+			return "accepted a build with the wrong number of artifacts";
+		for (j = 0; j < b->nartifacts; j++) {
+			const ab_artifact *a = &b->artifacts[j];
+			if (!a->url || !a->filename || !*a->filename || strlen(a->sha256) != 64 ||
+			    strncmp(a->url, "http", 4) || a->size < -1)
+				return "accepted an artifact that does not hold together";
+		}
+	}
+	return NULL;
+}
+
+static void test_mutations(void)
 {
 	const int rounds = 20000;
-	int i, agree = 0, compared = 0, accepted = 0;
-	char first_diff[1400] = "";
+	int i, accepted = 0, bad = 0;
+	char first_bad[1400] = "";
 
 	for (i = 0; i < rounds; i++) {
 		const char *seed = seeds[rnd() % (sizeof seeds / sizeof seeds[0])];
-		ab_buf v = {0}, doc = {0};
-		json_error_t jerr;
-		json_t *j;
+		ab_buf v = {0};
 		ab_error err;
 		ab_index *idx;
-		int k, edits = 1 + (int)(rnd() % 3), jok, ok, skip;
+		const char *why;
+		int k, edits = 1 + (int)(rnd() % 3);
 
 		ab_buf_puts(&v, seed);
 		for (k = 0; k < edits; k++) {
-			size_t at = v.len ? (size_t)(rnd() % (v.len + 1)) : 0;
+			size_t at = (size_t)(rnd() % (v.len + 1));
 			ab_buf out = {0};
 			int op = (int)(rnd() % 3);
 			const char *piece = pieces[rnd() % (sizeof pieces / sizeof pieces[0])];
@@ -695,37 +768,21 @@ static void test_against_jansson(void)
 			if (!v.data)
 				ab_buf_puts(&v, "");
 		}
-		ab_buf_puts(&doc, HEAD "\"x\":");
-		ab_buf_append(&doc, v.data, v.len);
-		ab_buf_puts(&doc, ",\"builds\":[" BUILD("a") "]}");
-		j = json_loadb(doc.data, doc.len, JSON_ALLOW_NUL, &jerr);
-		jok = j != NULL;
-		/* Skip what jansson refuses for its own limits (numbers it
-		 * cannot hold) and edits that leaked out of "x" into the
-		 * index itself (new top-level keys). */
-		skip = (!jok && (strstr(jerr.text, "too big") || strstr(jerr.text, "overflow"))) ||
-		       (jok && json_object_size(j) != 4);
-		json_decref(j);
-		if (!skip) {
-			idx = ab_index_parse(doc.data, doc.len, HTTP_URL, &err);
-			ok = idx != NULL;
-			ab_index_free(idx);
-			compared++;
-			accepted += ok;
-			if (ok == jok)
-				agree++;
-			else if (!*first_diff)
-				snprintf(first_diff, sizeof first_diff, "%s (%s): %.200s",
-					 ok ? "we accept, jansson refuses" : "we refuse, jansson accepts",
-					 ok ? jerr.text : err.msg, v.data);
-		}
+		ab_error_clear(&err);
+		idx = ab_index_parse(v.data, v.len, HTTP_URL, &err);
+		accepted += idx != NULL;
+		why = check_result(idx, &err);
+		if (why && !bad++)
+			snprintf(first_bad, sizeof first_bad, "%s (%.300s): %.900s", why,
+				 idx ? "" : err.msg, v.data);
+		ab_index_free(idx);
 		ab_buf_free(&v);
-		ab_buf_free(&doc);
 	}
-	tap_ok(agree == compared && accepted > compared / 10 && accepted < compared - compared / 10,
-	       "the reader agrees with jansson on %d of %d mutated values (%d valid)", agree, compared, accepted);
-	if (*first_diff)
-		tap_diag("%s", first_diff);
+	tap_ok(!bad && accepted > rounds / 50 && accepted < rounds - rounds / 50,
+	       "%d mutated documents parsed or refused in one line (%d accepted, %d wrong)",
+	       rounds, accepted, bad);
+	if (*first_bad)
+		tap_diag("%s", first_bad);
 }
 
 int main(void)
@@ -741,6 +798,6 @@ int main(void)
 	test_hand_built();
 	test_source_url();
 	test_big();
-	test_against_jansson();
+	test_mutations();
 	return tap_done();
 }
