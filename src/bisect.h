@@ -51,6 +51,8 @@ typedef struct ab_bisect_options {
 	const char *work_dir;	/* scratch roots go under WORK/roots */
 	ab_fetch_options fetch;
 	volatile sig_atomic_t *cancel;
+	const struct ab_rpm_keyring *keyring;	/* --keyring, or NULL */
+	int install_rpm;	/* --install rpm: a transaction, not unpacking */
 } ab_bisect_options;
 
 /* What the person answers at a manual step. */

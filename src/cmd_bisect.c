@@ -14,6 +14,8 @@
 #include "i18n.h"
 #include "index.h"
 #include "progress.h"
+#include "repodata.h"
+#include "rpmpkg.h"
 #include "prompt.h"
 #include "report.h"
 #include "util.h"
@@ -54,12 +56,16 @@ static char *xdg_dir(const char *var, const char *fallback)
 	return ab_xasprintf("%s/%s/artbisect", home, fallback);
 }
 
-static ab_index *load_index(const char *arg, const ab_fetch_options *fopt, ab_error *err)
+static ab_index *load_index(const char *arg, const char *package,
+			    const ab_fetch_options *fopt, ab_error *err)
 {
-	char *url = ab_index_source_url(arg, err), *data = NULL;
+	char *url, *data = NULL;
 	size_t len = 0;
 	ab_index *idx = NULL;
 
+	if (package)
+		return ab_repodata_load(arg, package, fopt, err);
+	url = ab_index_source_url(arg, err);
 	if (!url)
 		return NULL;
 	if (ab_fetch_to_memory(url, fopt, INDEX_MAX_BYTES, &data, &len, err) == 0) {
@@ -117,6 +123,7 @@ int ab_cmd_bisect(const ab_cli *cli)
 	ab_index *idx = NULL;
 	ab_cache *cache = NULL;
 	ab_bisect *b = NULL;
+	ab_rpm_keyring *keyring = NULL;
 	char *cache_dir = NULL, *work_dir = NULL;
 	size_t good_idx, bad_idx;
 	int status = AB_EXIT_USAGE;
@@ -139,7 +146,14 @@ int ab_cmd_bisect(const ab_cli *cli)
 		return AB_EXIT_USAGE;
 	}
 
-	idx = load_index(cli->index, &fopt, &err);
+	if (ab_rpm_init(&err) < 0)
+		goto fail;
+	if (cli->nkeyrings) {
+		keyring = ab_rpm_keyring_load(cli->keyrings, cli->nkeyrings, &err);
+		if (!keyring)
+			goto fail;
+	}
+	idx = load_index(cli->index, cli->package, &fopt, &err);
 	if (!idx)
 		goto fail;
 	{
@@ -168,6 +182,8 @@ int ab_cmd_bisect(const ab_cli *cli)
 	bopt.work_dir = work_dir;
 	bopt.fetch = fopt;
 	bopt.cancel = &interrupted;
+	bopt.keyring = keyring;
+	bopt.install_rpm = cli->install_rpm;
 	b = ab_bisect_new(idx, good_idx, bad_idx, &bopt, &err);
 	if (!b)
 		goto fail;
@@ -236,6 +252,7 @@ out:
 	ab_bisect_free(b);
 	ab_cache_close(cache);
 	ab_index_free(idx);
+	ab_rpm_keyring_free(keyring);
 	free(cache_dir);
 	free(work_dir);
 	return status;

@@ -25,6 +25,10 @@ typedef struct ab_cli {
 	const char *cacert;
 	double net_timeout;
 	const char *report_file;
+	const char *keyrings[32];	/* --keyring, repeatable */
+	size_t nkeyrings;
+	const char *package;	/* --package: --index is a yum repository */
+	int install_rpm;	/* --install rpm */
 } ab_cli;
 
 int ab_cmd_bisect(const ab_cli *cli);

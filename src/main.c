@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd_bisect.h"
+#include "cmd_index.h"
 #include "error.h"
 #include "i18n.h"
 #include "progress.h"
@@ -13,7 +14,7 @@ enum {
 	OPT_INDEX = 256, OPT_GOOD, OPT_BAD, OPT_PROBE, OPT_TIMEOUT, OPT_TIMEOUT_VERDICT,
 	OPT_FIND_FIX, OPT_JSON, OPT_JOBS, OPT_CACHE_DIR, OPT_WORK_DIR, OPT_NO_PREFETCH,
 	OPT_KEEP_ROOTS, OPT_CACERT, OPT_NET_TIMEOUT, OPT_REPORT, OPT_QUIET, OPT_HELP,
-	OPT_VERSION,
+	OPT_VERSION, OPT_KEYRING, OPT_PACKAGE, OPT_INSTALL,
 };
 
 static const struct option options[] = {
@@ -36,6 +37,9 @@ static const struct option options[] = {
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "keyring", required_argument, NULL, OPT_KEYRING },
+	{ "package", required_argument, NULL, OPT_PACKAGE },
+	{ "install", required_argument, NULL, OPT_INSTALL },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -61,13 +65,21 @@ static void usage(FILE *out)
 		"  --work-dir DIR          scratch roots (default $XDG_STATE_HOME/artbisect)\n"
 		"  --keep-roots            keep each build's scratch root after its verdict\n"
 		"  --no-prefetch           no background downloads\n"
+		"  --keyring FILE          RPMs must be signed by a key in FILE (repeatable)\n"
+		"  --package NAME          --index is a yum/dnf repository: bisect package NAME\n"
+		"  --install rpm           install RPMs with an rpm transaction instead of\n"
+		"                          unpacking them (runs scriptlets; needs root)\n"
 		"  --cacert FILE           trust the CA certificates in FILE for https\n"
 		"  --net-timeout S         give up on a connection that is silent for S seconds\n"
 		"  --quiet                 only the report and errors\n"
 		"  --help, --version\n"
 		"\n"
 		"Exit status: 0 found, 1 inconclusive, 2 bad usage or input,\n"
-		"3 failure, 4 aborted.\n"), out);
+		"3 failure, 4 aborted.\n"
+		"\n"
+		"Other commands:\n"
+		"  artbisect index [--output FILE] [--name TEXT] [--base-url URL] PATH...\n"
+		"                          write an index for the packages and archives in PATHs\n"), out);
 }
 
 static int parse_seconds(const char *opt, const char *arg, double *out)
@@ -91,6 +103,9 @@ int main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	bindtextdomain(PACKAGE, LOCALEDIR);
 	textdomain(PACKAGE);
+
+	if (argc > 1 && !strcmp(argv[1], "index"))
+		return ab_cmd_index(argc - 1, argv + 1);
 
 	memset(&cli, 0, sizeof cli);
 	cli.jobs = 1;
@@ -135,6 +150,21 @@ int main(int argc, char **argv)
 				return AB_EXIT_USAGE;
 			break;
 		case OPT_REPORT: cli.report_file = optarg; break;
+		case OPT_KEYRING:
+			if (cli.nkeyrings == sizeof cli.keyrings / sizeof cli.keyrings[0]) {
+				ab_message(_("--keyring: at most %zu files"), cli.nkeyrings);
+				return AB_EXIT_USAGE;
+			}
+			cli.keyrings[cli.nkeyrings++] = optarg;
+			break;
+		case OPT_PACKAGE: cli.package = optarg; break;
+		case OPT_INSTALL:
+			if (strcmp(optarg, "rpm")) {
+				ab_message(_("--install: expected 'rpm', got '%s'"), optarg);
+				return AB_EXIT_USAGE;
+			}
+			cli.install_rpm = 1;
+			break;
 		case OPT_QUIET: cli.quiet = 1; break;
 		case OPT_HELP:
 			usage(stdout);

@@ -1,0 +1,24 @@
+/* repodata.h - a yum/dnf repository as an index (CONTRACT.md 4a).
+ *
+ * Owns reading URL/repodata/repomd.xml and the primary metadata it
+ * points to (gzip, xz or zstd, checked against repomd's checksum) with
+ * libxml2, and turning every version of one package into a build: id
+ * VERSION-RELEASE, ordered by rpm version comparison (epoch included),
+ * commit from a git<hex> part of the release, sha256 and size from the
+ * repodata. Downloads through fetch.c; never prints.
+ */
+#ifndef AB_REPODATA_H
+#define AB_REPODATA_H
+
+#include "error.h"
+#include "fetch.h"
+#include "index.h"
+
+/* The index for package name in the repository at url (a path,
+ * file://, http:// or https://, with or without a trailing slash).
+ * NULL with err: exit 2 when there is no repository there, its metadata
+ * is damaged, or it holds no package of that name. */
+ab_index *ab_repodata_load(const char *url, const char *package,
+			   const ab_fetch_options *fopt, ab_error *err);
+
+#endif
