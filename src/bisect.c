@@ -6,6 +6,7 @@
 #include "bisect.h"
 #include "i18n.h"
 #include "probe.h"
+#include "rpmpkg.h"
 #include "unpack.h"
 #include "util.h"
 
@@ -165,6 +166,26 @@ static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 			goto out;
 		}
 	}
+	/* librpm checks every package's digests (and, with --keyring, its
+	 * signature) before a byte of it is unpacked or installed. */
+	for (i = 0; i < bd->nartifacts; i++) {
+		char *why = NULL;
+		ab_rpm_rc v;
+
+		if (bd->artifacts[i].type != AB_ART_RPM)
+			continue;
+		v = ab_rpm_verify(items[i].path, b->opt.keyring, &why, err);
+		if (v == AB_RPM_ERROR) {
+			rc = -1;
+			goto out;
+		}
+		if (v == AB_RPM_REFUSED) {
+			*reason = ab_xasprintf("%s: %s", bd->artifacts[i].filename, why);
+			free(why);
+			rc = 1;
+			goto out;
+		}
+	}
 	*root = root_path(b, idx);
 	if (ab_remove_tree(*root) < 0 || ab_mkdir_p(*root) < 0) {
 		ab_error_set(err, AB_EXIT_FAILURE, _("cannot make scratch root %s: %s"),
@@ -172,9 +193,36 @@ static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		rc = -1;
 		goto out;
 	}
+	if (b->opt.install_rpm) {
+		/* All RPMs of the build in one transaction, as dnf would. */
+		const char **rpms = ab_xcalloc(bd->nartifacts, sizeof *rpms);
+		size_t nrpms = 0;
+		char *why = NULL;
+		ab_rpm_rc v;
+
+		for (i = 0; i < bd->nartifacts; i++)
+			if (bd->artifacts[i].type == AB_ART_RPM)
+				rpms[nrpms++] = items[i].path;
+		v = nrpms ? ab_rpm_install(rpms, nrpms, *root, b->opt.keyring, &why, err)
+			: AB_RPM_OK;
+		free(rpms);
+		if (v == AB_RPM_ERROR) {
+			rc = -1;
+			goto out;
+		}
+		if (v == AB_RPM_REFUSED) {
+			*reason = why;
+			rc = 1;
+			goto out;
+		}
+	}
 	for (i = 0; i < bd->nartifacts; i++) {
 		char *why = NULL;
-		ab_unpack_rc u = ab_unpack(items[i].path, bd->artifacts[i].type,
+		ab_unpack_rc u;
+
+		if (b->opt.install_rpm && bd->artifacts[i].type == AB_ART_RPM)
+			goto listed;
+		u = ab_unpack(items[i].path, bd->artifacts[i].type,
 					   bd->artifacts[i].filename, *root, &why, err);
 		if (u == AB_UNPACK_ERROR) {
 			rc = -1;
@@ -186,6 +234,7 @@ static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 			rc = 1;
 			goto out;
 		}
+listed:
 		if (i)
 			ab_buf_puts(&list, "\n");
 		ab_buf_puts(&list, items[i].path);

@@ -131,8 +131,13 @@ char *ab_report_text(const ab_bisect *b)
 	if (cmp)
 		ab_buf_printf(&out, "\n%s %s\n", _("Changes between them:"), cmp);
 	ab_buf_printf(&out, "\n");
-	ab_buf_printf(&out, _("%u builds tested (%u by the probe), %u skipped, %u unavailable, out of %zu builds in the index.\n"),
-		      b->tested, probes, skipped, unavailable, b->index->nbuilds);
+	/* Split so that each number gets its own plural form. */
+	ab_buf_printf(&out, ngettext("%u build tested (%u by the probe)", "%u builds tested (%u by the probe)",
+				     b->tested), b->tested, probes);
+	ab_buf_printf(&out, _(", %u skipped, %u unavailable, "), skipped, unavailable);
+	ab_buf_printf(&out, ngettext("out of %zu build in the index.\n",
+				     "out of %zu builds in the index.\n", b->index->nbuilds),
+		      b->index->nbuilds);
 	for (i = 0; i < b->nsteps; i++) {
 		const ab_step *s = &b->steps[i];
 		if (s->by == AB_BY_UNAVAILABLE)

@@ -161,6 +161,8 @@ static char *shown(const char *s)
 
 struct ctx {
 	struct archive *in, *out;
+	struct archive *outer;	/* a .deb's ar container; in reads its data member */
+	char *outer_buf;
 	const char *path, *root;
 	uint64_t max, total;
 	unsigned long entries;
@@ -599,34 +601,113 @@ out:
 	return rc;
 }
 
+/* Feeds the inner reader of a .deb from the data member of the outer. */
+static la_ssize_t outer_read(struct archive *a, void *ud, const void **buf)
+{
+	struct ctx *c = ud;
+	la_ssize_t n = archive_read_data(c->outer, c->outer_buf, 65536);
+
+	(void)a;
+	*buf = c->outer_buf;
+	if (n < 0)
+		archive_set_error(a, archive_errno(c->outer), "%s",
+				  archive_error_string(c->outer) ? archive_error_string(c->outer)
+				  : "read error");
+	return n;
+}
+
+/* A refusal about the .deb container, naming what is wrong. */
+static ab_unpack_rc deb_refusal(struct ctx *c, const char *why)
+{
+	return refuse(c, ab_xasprintf(_("not a Debian package: %s"), why));
+}
+
+/* Opens c->in over the data.tar.* member of the .deb at fd. */
+static ab_unpack_rc open_deb(struct ctx *c, int fd)
+{
+	struct archive_entry *e;
+	bool first = true;
+	int r;
+
+	c->outer = archive_read_new();
+	c->outer_buf = ab_xmalloc(65536);
+	if (!c->outer)
+		return local_failure(c, ENOMEM);
+	archive_read_support_format_ar(c->outer);
+	if (archive_read_open_fd(c->outer, fd, 65536) != ARCHIVE_OK)
+		return deb_refusal(c, _("not an ar archive"));
+	for (;;) {
+		const char *name;
+
+		r = archive_read_next_header(c->outer, &e);
+		if (r == ARCHIVE_EOF)
+			return deb_refusal(c, _("no data.tar member"));
+		if (r < ARCHIVE_WARN) {
+			if (first)
+				return deb_refusal(c, _("not an ar archive"));
+			return read_failure(c, false);
+		}
+		name = archive_entry_pathname(e);
+		if (!name)
+			name = "";
+		if (first && strcmp(name, "debian-binary"))
+			return deb_refusal(c, _("the first member is not debian-binary"));
+		first = false;
+		if (!strncmp(name, "data.tar", 8))
+			break;
+	}
+	c->in = archive_read_new();
+	if (!c->in)
+		return local_failure(c, ENOMEM);
+	archive_read_support_filter_all(c->in);
+	archive_read_support_format_tar(c->in);
+	if (archive_read_open(c->in, c, NULL, outer_read, NULL) != ARCHIVE_OK)
+		return read_failure(c, true);
+	return AB_UNPACK_OK;
+}
+
 static ab_unpack_rc extract(struct ctx *c, int fd, ab_artifact_type type)
 {
 	struct archive_entry *e;
 	int r;
 	ab_unpack_rc rc = AB_UNPACK_OK;
 
-	c->in = archive_read_new();
 	c->out = archive_write_disk_new();
-	if (!c->in || !c->out)
+	if (!c->out)
 		return local_failure(c, ENOMEM);
-	if (type == AB_ART_ZIP) {
-		archive_read_support_format_zip(c->in);
-	} else {
-		/* tar in any compression. Not format_all: its "empty"
-		 * format takes an empty file as a valid archive, and it
-		 * brings mtree (any text that parses), iso9660, rar, 7zip
-		 * and more readers than a tar artifact needs. */
-		archive_read_support_filter_all(c->in);
-		archive_read_support_format_tar(c->in);	/* ustar, pax, gnu, v7 */
-	}
 	archive_write_disk_set_options(c->out, ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
 				       ARCHIVE_EXTRACT_SECURE_SYMLINKS |
 				       ARCHIVE_EXTRACT_SECURE_NODOTDOT |
 				       ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS);
 	/* No lookup of names in the passwd and group files: no OWNER. */
 
-	if (archive_read_open_fd(c->in, fd, 65536) != ARCHIVE_OK)
-		return read_failure(c, true);
+	if (type == AB_ART_DEB) {
+		rc = open_deb(c, fd);
+		if (rc != AB_UNPACK_OK)
+			return rc;
+	} else {
+		c->in = archive_read_new();
+		if (!c->in)
+			return local_failure(c, ENOMEM);
+		if (type == AB_ART_ZIP) {
+			archive_read_support_format_zip(c->in);
+		} else if (type == AB_ART_RPM) {
+			/* Only after librpm checked the package's digests
+			 * (and signature): the rpm filter skips lead and
+			 * headers, cpio holds the files. */
+			archive_read_support_filter_all(c->in);
+			archive_read_support_format_cpio(c->in);
+		} else {
+			/* tar in any compression. Not format_all: its "empty"
+			 * format takes an empty file as a valid archive, and it
+			 * brings mtree (any text that parses), iso9660, rar, 7zip
+			 * and more readers than a tar artifact needs. */
+			archive_read_support_filter_all(c->in);
+			archive_read_support_format_tar(c->in);	/* ustar, pax, gnu, v7 */
+		}
+		if (archive_read_open_fd(c->in, fd, 65536) != ARCHIVE_OK)
+			return read_failure(c, true);
+	}
 
 	for (;;) {
 		r = archive_read_next_header(c->in, &e);
@@ -639,7 +720,8 @@ static ab_unpack_rc extract(struct ctx *c, int fd, ab_artifact_type type)
 		if (rc != AB_UNPACK_OK)
 			return rc;
 	}
-	if (c->entries == 0)
+	/* A package may own no files (a meta package); an archive may not. */
+	if (c->entries == 0 && type != AB_ART_RPM && type != AB_ART_DEB)
 		return refuse(c, ab_xstrdup(_("not an archive libarchive can read: it has no entries")));
 	/* Directory modes and times are applied here. */
 	if (archive_write_close(c->out) != ARCHIVE_OK) {
@@ -715,6 +797,9 @@ static void child(pid_t parent, int wfd, int src, ab_artifact_type type, const c
 		rc = extract(&c, src, type);
 	if (c.in)
 		archive_read_free(c.in);
+	if (c.outer)
+		archive_read_free(c.outer);
+	free(c.outer_buf);
 	if (c.out) {
 		/* archive_write_free would close: fix-ups of a refused
 		 * archive are not wanted. */
@@ -912,13 +997,7 @@ ab_unpack_rc ab_unpack(const char *path, ab_artifact_type type,
 		*reason = NULL;
 	switch (type) {
 	case AB_ART_RPM:
-		text = ab_xstrdup(_("rpm packages are not supported yet"));
-		rc = AB_UNPACK_REFUSED;
-		goto out;
 	case AB_ART_DEB:
-		text = ab_xstrdup(_("deb packages are not supported yet"));
-		rc = AB_UNPACK_REFUSED;
-		goto out;
 	case AB_ART_TAR:
 	case AB_ART_ZIP:
 	case AB_ART_FILE:
