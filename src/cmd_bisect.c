@@ -253,6 +253,7 @@ out:
 	ab_cache_close(cache);
 	ab_index_free(idx);
 	ab_rpm_keyring_free(keyring);
+	ab_rpm_cleanup();
 	free(cache_dir);
 	free(work_dir);
 	return status;

@@ -48,11 +48,11 @@ static char *capture_end(void)
 	return ab_buf_steal(&captured);
 }
 
+static int initialized;
+
 int ab_rpm_init(ab_error *err)
 {
-	static int done;
-
-	if (done)
+	if (initialized)
 		return 0;
 	capture_begin();
 	if (rpmReadConfigFiles(NULL, NULL) != 0) {
@@ -65,8 +65,19 @@ int ab_rpm_init(ab_error *err)
 	}
 	free(capture_end());
 	rpmlogSetCallback(capture_log, NULL);
-	done = 1;
+	initialized = 1;
 	return 0;
+}
+
+void ab_rpm_cleanup(void)
+{
+	if (!initialized)
+		return;
+	rpmFreeMacros(NULL);
+	rpmFreeRpmrc();
+	rpmlogSetCallback(NULL, NULL);
+	ab_buf_free(&captured);
+	initialized = 0;
 }
 
 /* ---- keyring ---- */

@@ -17,6 +17,10 @@
 /* Once per process, before any other call: reads rpm's configuration. */
 int ab_rpm_init(ab_error *err);
 
+/* At exit: frees rpm's configuration and macros (leak checkers then see
+ * a clean process). No call may follow but ab_rpm_init. */
+void ab_rpm_cleanup(void);
+
 typedef struct ab_rpm_keyring ab_rpm_keyring;
 
 /* Reads ASCII-armored OpenPGP public keys (as rpmkeys --import takes
