@@ -5,6 +5,7 @@
 #include <string.h>
 #include "bisect.h"
 #include "i18n.h"
+#include "prefetch.h"
 #include "probe.h"
 #include "rpmpkg.h"
 #include "unpack.h"
@@ -153,6 +154,12 @@ static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		items[i].url = bd->artifacts[i].url;
 		items[i].sha256 = bd->artifacts[i].sha256;
 		items[i].size = bd->artifacts[i].size;
+	}
+	/* A download running in the background is waited for; what it
+	 * found unavailable is not tried again. */
+	if (b->prefetch && ab_prefetch_wait(b->prefetch, idx, reason) == 1) {
+		rc = 1;
+		goto out;
 	}
 	if (ab_fetch_artifacts(cache, &b->opt.fetch, &cb->fetch, items, bd->nartifacts, err) < 0) {
 		rc = -1;
@@ -329,8 +336,45 @@ static void settle(ab_bisect *b)
 			add_step(b, i, AB_TERM_SKIP, AB_BY_FAILED_BUILD, 0, NULL);
 }
 
+/* While build idx is judged, fetch the builds that could come next:
+ * the next one if it turns out old, and the next one if new. */
+static void prefetch_next(ab_bisect *b, size_t idx)
+{
+	static const ab_verdict outcomes[] = { AB_V_OLD, AB_V_NEW };
+	size_t i;
+
+	for (i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++) {
+		ab_engine *e = ab_engine_copy(b->engine);
+		size_t next;
+
+		if (!e)
+			return;
+		ab_engine_set(e, idx, outcomes[i]);
+		next = ab_engine_next(e);
+		ab_engine_free(e);
+		if (next != (size_t)-1)
+			ab_prefetch_start(b->prefetch, next, &b->index->builds[next]);
+	}
+}
+
+static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
+		    ab_error *err);
+
 int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		  ab_error *err)
+{
+	int rc;
+
+	if (b->opt.prefetch)
+		b->prefetch = ab_prefetch_new(cache, &b->opt.fetch);
+	rc = run_loop(b, cache, cb, err);
+	ab_prefetch_free(b->prefetch);
+	b->prefetch = NULL;
+	return rc;
+}
+
+static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
+		    ab_error *err)
 {
 	settle(b);
 	while (b->result == AB_RESULT_RUNNING) {
@@ -343,6 +387,8 @@ int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 			b->result = AB_RESULT_ABORTED;
 			return -1;
 		}
+		if (b->prefetch)
+			ab_prefetch_keep(b->prefetch, &idx, 1);	/* the rest is useless now */
 		if (cb->choose)
 			cb->choose(cb->ud, b, idx);
 		rc = prepare(b, cache, cb, idx, &root, &artifacts, &reason, err);
@@ -359,6 +405,8 @@ int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 			settle(b);
 			continue;
 		}
+		if (b->prefetch)
+			prefetch_next(b, idx);
 		if (cb->ready)
 			cb->ready(cb->ud, b, idx, root);
 		rc = judge(b, cb, idx, root, artifacts, err);

@@ -53,6 +53,7 @@ typedef struct ab_bisect_options {
 	volatile sig_atomic_t *cancel;
 	const struct ab_rpm_keyring *keyring;	/* --keyring, or NULL */
 	int install_rpm;	/* --install rpm: a transaction, not unpacking */
+	int prefetch;		/* download the possible next builds during a probe */
 } ab_bisect_options;
 
 /* What the person answers at a manual step. */
@@ -82,6 +83,7 @@ struct ab_bisect {
 	size_t nsteps, steps_cap;
 	unsigned tested;	/* builds probed or judged by the person */
 	unsigned probe_step;	/* ARTBISECT_STEP of the next probe */
+	struct ab_prefetch *prefetch;	/* during ab_bisect_run, when enabled */
 };
 
 /* good_idx and bad_idx are the given (or default) ends; with find_fix

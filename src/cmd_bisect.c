@@ -184,6 +184,7 @@ int ab_cmd_bisect(const ab_cli *cli)
 	bopt.cancel = &interrupted;
 	bopt.keyring = keyring;
 	bopt.install_rpm = cli->install_rpm;
+	bopt.prefetch = !cli->no_prefetch;
 	b = ab_bisect_new(idx, good_idx, bad_idx, &bopt, &err);
 	if (!b)
 		goto fail;

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine.h"
 
@@ -80,6 +81,22 @@ ab_engine *ab_engine_new(size_t n, size_t old_idx, size_t new_idx)
 	e->v[new_idx] = AB_V_NEW;
 	e->inside[AB_V_UNTESTED] = new_idx - old_idx - 1;
 	return e;
+}
+
+ab_engine *ab_engine_copy(const ab_engine *e)
+{
+	ab_engine *c = malloc(sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = *e;
+	c->v = malloc(e->n);
+	if (!c->v) {
+		free(c);
+		return NULL;
+	}
+	memcpy(c->v, e->v, e->n);
+	return c;
 }
 
 void ab_engine_free(ab_engine *e)

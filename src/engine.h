@@ -46,6 +46,8 @@ typedef struct ab_engine ab_engine;
  * test. Returns NULL when the arguments do not fit. */
 ab_engine *ab_engine_new(size_t n, size_t old_idx, size_t new_idx);
 void ab_engine_free(ab_engine *e);
+/* An independent copy, to ask "what next if this verdict came?". */
+ab_engine *ab_engine_copy(const ab_engine *e);
 
 /* Records a verdict. OLD inside the range moves last_old up, NEW moves
  * first_new down; verdicts outside the range are kept but change

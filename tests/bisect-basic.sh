@@ -26,8 +26,11 @@ like "$(json_get "$T/big.json" compare_url)" 'q=[0-9a-f]{40}\.\.[0-9a-f]{40}$' "
 like "$(json_get "$T/big.json" steps.0.by)" '^probe$' "steps carry by"
 "$PYTHON3" -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/big.json"
 tap_ok $? "standard output is one JSON object"
+# Prefetch downloads the two builds that could come next while a probe
+# runs: at most two per step, and the one needed is always among them.
 downloads=$(count_requests '^GET /builds/')
-is "$downloads" "$(( tested ))" "one download per tested build ($downloads)"
+tap_ok $(( downloads >= tested && downloads <= 2 * tested + 1 ? 0 : 1 )) \
+	"between one and two downloads per tested build ($downloads for $tested)"
 
 # The same bisection again: everything comes from the cache.
 reset_log

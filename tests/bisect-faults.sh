@@ -12,7 +12,8 @@ echo "$ARTBISECT_BUILD" >> "$PROBELOG"
 ./usr/bin/app
 P
 export PROBELOG="$T/probe.log"
-A=("$ARTBISECT" --index "$BASE/index.json" --probe "sh $T/probe.sh" --json --net-timeout 2)
+# Without prefetch, so that every request counted here is the foreground's.
+A=("$ARTBISECT" --index "$BASE/index.json" --probe "sh $T/probe.sh" --json --net-timeout 2 --no-prefetch)
 fresh() { rm -rf "$T/cache" "$T/work"; : > "$PROBELOG"; reset_log; }
 
 # A corrupt artifact (index sha256 wrong): fetched twice, never probed.

@@ -1,0 +1,39 @@
+/* prefetch.h - downloads builds in the background while a probe runs.
+ *
+ * Owns one worker thread per build being prefetched, each with its own
+ * libcurl multi handle, writing verified entries into the cache exactly
+ * as a foreground fetch would (content-addressed, atomic renames, so the
+ * two never step on each other). Builds that a verdict made useless are
+ * cancelled. Never prints, never unpacks, and never reports progress:
+ * the foreground's waits are what the person sees.
+ */
+#ifndef AB_PREFETCH_H
+#define AB_PREFETCH_H
+
+#include <stddef.h>
+#include "cache.h"
+#include "fetch.h"
+#include "index.h"
+
+typedef struct ab_prefetch ab_prefetch;
+
+ab_prefetch *ab_prefetch_new(ab_cache *cache, const ab_fetch_options *opt);
+/* Cancels and waits for every worker. */
+void ab_prefetch_free(ab_prefetch *p);
+
+/* Starts fetching build key's artifacts, unless it is already being
+ * fetched or everything is in the cache. */
+void ab_prefetch_start(ab_prefetch *p, size_t key, const ab_build *bd);
+
+/* Cancels every worker whose build is not among keys[0..n). */
+void ab_prefetch_keep(ab_prefetch *p, const size_t *keys, size_t n);
+
+/* Waits for build key's worker, if there is one. Returns 1 and a reason
+ * (caller frees) when the worker found the build unavailable, 0
+ * otherwise (the cache then holds what the worker got). */
+int ab_prefetch_wait(ab_prefetch *p, size_t key, char **reason);
+
+/* Builds whose downloads a worker finished (for the figures). */
+unsigned ab_prefetch_completed(const ab_prefetch *p);
+
+#endif
