@@ -1,6 +1,9 @@
 /* bisect.c - see bisect.h. */
 #include "config.h"
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bisect.h"
@@ -262,16 +265,69 @@ out:
 	return rc;
 }
 
+/* The probe's description for build idx in root. */
+static void probe_spec(ab_bisect *b, size_t idx, const char *root, const char *artifacts,
+		       ab_probe_spec *spec)
+{
+	const ab_build *bd = &b->index->builds[idx];
+
+	memset(spec, 0, sizeof *spec);
+	spec->command = b->opt.probe;
+	spec->root = root;
+	spec->build_id = bd->id;
+	spec->commit = bd->commit;
+	spec->version = bd->version;
+	spec->artifacts = artifacts;
+	spec->step = b->probe_step++;
+	spec->timeout = b->opt.timeout;
+	spec->grace = 5.0;
+	spec->stdout_to_stderr = b->opt.probe_stdout_to_stderr;
+	spec->cancel = b->opt.cancel;
+}
+
+/* A finished probe's verdict: 0 with *t and *by; 1 when the run must
+ * stop (the probe aborted it), -1 when it was interrupted; err says. */
+static int probe_verdict(ab_bisect *b, size_t idx, const ab_probe_result *res, ab_term *t,
+			 ab_by *by, ab_error *err)
+{
+	const ab_build *bd = &b->index->builds[idx];
+
+	*by = AB_BY_PROBE;
+	switch (res->outcome) {
+	case AB_PROBE_GOOD: *t = AB_TERM_GOOD; return 0;
+	case AB_PROBE_BAD: *t = AB_TERM_BAD; return 0;
+	case AB_PROBE_SKIP: *t = AB_TERM_SKIP; return 0;
+	case AB_PROBE_TIMEOUT:
+		*t = b->opt.timeout_skip ? AB_TERM_SKIP : AB_TERM_BAD;
+		*by = AB_BY_TIMEOUT;
+		return 0;
+	case AB_PROBE_CANCELLED:
+	case AB_PROBE_STOPPED:
+		ab_error_set(err, AB_EXIT_ABORTED, _("interrupted while probing %s"), bd->id);
+		return -1;
+	default:
+		if (res->signal)
+			ab_error_set(err, AB_EXIT_ABORTED,
+				     _("the probe was killed by signal %d on build %s; stopping"),
+				     res->signal, bd->id);
+		else
+			ab_error_set(err, AB_EXIT_ABORTED,
+				     _("the probe exited with status %d on build %s; stopping"),
+				     res->status, bd->id);
+		return 1;
+	}
+}
+
 /* Probes or asks; 0 with a recorded verdict, 1 when the run must stop
  * (abort or quit), -1 with err. */
 static int judge(ab_bisect *b, const ab_bisect_callbacks *cb, size_t idx,
 		 const char *root, const char *artifacts, ab_error *err)
 {
-	const ab_build *bd = &b->index->builds[idx];
 	ab_probe_spec spec;
 	ab_probe_result res;
 	ab_term t;
-	ab_by by = AB_BY_PROBE;
+	ab_by by;
+	int rc;
 
 	if (!b->opt.probe) {
 		ab_answer a = cb->ask(cb->ud, b, idx, root);
@@ -281,44 +337,157 @@ static int judge(ab_bisect *b, const ab_bisect_callbacks *cb, size_t idx,
 		ab_bisect_record(b, idx, t, AB_BY_USER, 0, NULL);
 		return 0;
 	}
-	memset(&spec, 0, sizeof spec);
-	spec.command = b->opt.probe;
-	spec.root = root;
-	spec.build_id = bd->id;
-	spec.commit = bd->commit;
-	spec.version = bd->version;
-	spec.artifacts = artifacts;
-	spec.step = b->probe_step++;
-	spec.timeout = b->opt.timeout;
-	spec.grace = 5.0;
-	spec.stdout_to_stderr = b->opt.probe_stdout_to_stderr;
-	spec.cancel = b->opt.cancel;
+	probe_spec(b, idx, root, artifacts, &spec);
 	if (ab_probe_run(&spec, &res, err) < 0)
 		return -1;
-	switch (res.outcome) {
-	case AB_PROBE_GOOD: t = AB_TERM_GOOD; break;
-	case AB_PROBE_BAD: t = AB_TERM_BAD; break;
-	case AB_PROBE_SKIP: t = AB_TERM_SKIP; break;
-	case AB_PROBE_TIMEOUT:
-		t = b->opt.timeout_skip ? AB_TERM_SKIP : AB_TERM_BAD;
-		by = AB_BY_TIMEOUT;
-		break;
-	case AB_PROBE_CANCELLED:
-		ab_error_set(err, AB_EXIT_ABORTED, _("interrupted while probing %s"), bd->id);
-		return -1;
-	default:
-		if (res.signal)
-			ab_error_set(err, AB_EXIT_ABORTED,
-				     _("the probe was killed by signal %d on build %s; stopping"),
-				     res.signal, bd->id);
-		else
-			ab_error_set(err, AB_EXIT_ABORTED,
-				     _("the probe exited with status %d on build %s; stopping"),
-				     res.status, bd->id);
-		return 1;
-	}
+	rc = probe_verdict(b, idx, &res, &t, &by, err);
+	if (rc != 0)
+		return rc;
 	ab_bisect_record(b, idx, t, by, res.seconds, NULL);
 	return 0;
+}
+
+/* ---- multisection: several probes at once ---- */
+
+typedef struct job {
+	size_t idx;
+	char *root, *artifacts;
+	ab_probe_spec spec;
+	ab_probe_result res;
+	ab_error err;
+	int rc;			/* ab_probe_run's */
+	volatile sig_atomic_t stop;
+	int done;		/* set by the thread when it ends (atomic) */
+	int started, reaped;
+	pthread_t thread;
+} job;
+
+static void *job_main(void *arg)
+{
+	job *j = arg;
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);	/* signals are the foreground's */
+	j->rc = ab_probe_run(&j->spec, &j->res, &j->err);
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Whether build idx can still move the range. */
+static bool still_useful(const ab_bisect *b, size_t idx)
+{
+	return idx > ab_engine_last_old(b->engine) && idx < ab_engine_first_new(b->engine);
+}
+
+/* One round: probes the builds that split the range into jobs+1 parts,
+ * all at once, each in its own root. Verdicts are recorded as they come;
+ * a probe whose build a verdict left outside the range is stopped. 0 to
+ * go on, 1 when the run must stop, -1 with err. */
+static int multisect_round(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
+			   ab_error *err)
+{
+	size_t picks[64], k, i, live = 0;
+	job *jobs;
+	int ret = 0;
+
+	k = ab_engine_split(b->engine, (size_t)b->opt.jobs, picks);
+	if (k == 0)
+		return 0;
+	if (b->prefetch) {
+		/* All downloads of the round in parallel. */
+		ab_prefetch_keep(b->prefetch, picks, k);
+		for (i = 0; i < k; i++)
+			ab_prefetch_start(b->prefetch, picks[i], &b->index->builds[picks[i]]);
+	}
+	jobs = ab_xcalloc(k, sizeof *jobs);
+	for (i = 0; i < k && ret == 0; i++) {
+		job *j = &jobs[i];
+		char *reason = NULL;
+		int rc;
+
+		j->idx = picks[i];
+		if (b->opt.cancel && *b->opt.cancel) {
+			ab_error_set(err, AB_EXIT_ABORTED, _("interrupted"));
+			ret = -1;
+			break;
+		}
+		if (cb->choose)
+			cb->choose(cb->ud, b, j->idx);
+		rc = prepare(b, cache, cb, j->idx, &j->root, &j->artifacts, &reason, err);
+		if (rc < 0) {
+			ret = -1;
+			break;
+		}
+		if (rc == 1) {
+			ab_bisect_record(b, j->idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, reason);
+			if (cb->verdict)
+				cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
+			free(reason);
+			continue;
+		}
+		if (cb->ready)
+			cb->ready(cb->ud, b, j->idx, j->root);
+		probe_spec(b, j->idx, j->root, j->artifacts, &j->spec);
+		j->spec.stop = &j->stop;
+		if (pthread_create(&j->thread, NULL, job_main, j) != 0) {
+			ab_error_set(err, AB_EXIT_FAILURE, _("cannot start the probe: %s"),
+				     strerror(errno));
+			ret = -1;
+			break;
+		}
+		j->started = 1;
+		live++;
+	}
+	if (ret != 0)
+		for (i = 0; i < k; i++)
+			jobs[i].stop = 1;
+
+	while (live > 0) {
+		struct timespec nap = { 0, 20 * 1000 * 1000 };
+
+		nanosleep(&nap, NULL);
+		for (i = 0; i < k; i++) {
+			job *j = &jobs[i];
+			ab_term t;
+			ab_by by;
+			size_t m;
+			int rc;
+
+			if (!j->started || j->reaped || !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
+				continue;
+			pthread_join(j->thread, NULL);
+			j->reaped = 1;
+			live--;
+			if (ret != 0 || j->res.outcome == AB_PROBE_STOPPED)
+				continue;	/* stopping already, or not needed */
+			if (j->rc < 0) {
+				*err = j->err;
+				ret = -1;
+			} else {
+				rc = probe_verdict(b, j->idx, &j->res, &t, &by, err);
+				if (rc != 0) {
+					ret = rc;
+				} else if (ab_bisect_record(b, j->idx, t, by, j->res.seconds, NULL) ==
+					   AB_ENGINE_OK && cb->verdict) {
+					cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
+				}
+			}
+			/* Stop what this verdict made useless, or everything. */
+			for (m = 0; m < k; m++)
+				if (jobs[m].started && !jobs[m].reaped &&
+				    (ret != 0 || !still_useful(b, jobs[m].idx)))
+					jobs[m].stop = 1;
+		}
+	}
+	for (i = 0; i < k; i++) {
+		if (jobs[i].root && !b->opt.keep_roots)
+			ab_remove_tree(jobs[i].root);
+		free(jobs[i].root);
+		free(jobs[i].artifacts);
+	}
+	free(jobs);
+	return ret;
 }
 
 static void settle(ab_bisect *b)
@@ -389,6 +558,17 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 		}
 		if (b->prefetch)
 			ab_prefetch_keep(b->prefetch, &idx, 1);	/* the rest is useless now */
+		if (b->opt.jobs > 1 && b->opt.probe) {
+			rc = multisect_round(b, cache, cb, err);
+			if (rc != 0) {
+				b->result = AB_RESULT_ABORTED;
+				if (rc < 0 && err->code != AB_EXIT_ABORTED)
+					return -1;
+				return rc < 0 ? -1 : 0;
+			}
+			settle(b);
+			continue;
+		}
 		if (cb->choose)
 			cb->choose(cb->ud, b, idx);
 		rc = prepare(b, cache, cb, idx, &root, &artifacts, &reason, err);

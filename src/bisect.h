@@ -54,6 +54,7 @@ typedef struct ab_bisect_options {
 	const struct ab_rpm_keyring *keyring;	/* --keyring, or NULL */
 	int install_rpm;	/* --install rpm: a transaction, not unpacking */
 	int prefetch;		/* download the possible next builds during a probe */
+	int jobs;		/* probes at once (multisection); 1 = plain bisection */
 } ab_bisect_options;
 
 /* What the person answers at a manual step. */

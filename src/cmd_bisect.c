@@ -185,6 +185,7 @@ int ab_cmd_bisect(const ab_cli *cli)
 	bopt.keyring = keyring;
 	bopt.install_rpm = cli->install_rpm;
 	bopt.prefetch = !cli->no_prefetch;
+	bopt.jobs = cli->jobs;
 	b = ab_bisect_new(idx, good_idx, bad_idx, &bopt, &err);
 	if (!b)
 		goto fail;

@@ -129,6 +129,12 @@ int ab_probe_run(const ab_probe_spec *s, ab_probe_result *res, ab_error *err)
 			res->seconds = ab_now() - start;
 			return 0;
 		}
+		if (s->stop && *s->stop) {
+			stop_group(pid, s->grace);
+			res->outcome = AB_PROBE_STOPPED;
+			res->seconds = ab_now() - start;
+			return 0;
+		}
 		if (s->timeout > 0 && ab_now() - start >= s->timeout) {
 			stop_group(pid, s->grace);
 			res->outcome = AB_PROBE_TIMEOUT;

@@ -24,6 +24,7 @@ typedef struct ab_probe_spec {
 	double grace;		/* seconds between TERM and KILL */
 	int stdout_to_stderr;	/* keep stdout for the JSON report */
 	volatile sig_atomic_t *cancel;	/* set by a signal handler: stop now */
+	volatile sig_atomic_t *stop;	/* set when the verdict is no longer needed */
 } ab_probe_spec;
 
 typedef enum ab_probe_outcome {
@@ -33,6 +34,7 @@ typedef enum ab_probe_outcome {
 	AB_PROBE_ABORT,		/* 128 and above, or a signal */
 	AB_PROBE_TIMEOUT,	/* did not finish in time; the group was killed */
 	AB_PROBE_CANCELLED,	/* *cancel was set; the group was killed */
+	AB_PROBE_STOPPED,	/* *stop was set; the group was killed, no verdict */
 } ab_probe_outcome;
 
 typedef struct ab_probe_result {

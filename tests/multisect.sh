@@ -1,0 +1,64 @@
+#!/bin/bash
+# Multisection: --jobs N probes N builds at once, each in its own root,
+# and stops the probes a verdict made useless. No timing assertions:
+# bench/ measures the speed-up.
+set -u
+. "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
+
+mkfarm --out "$T/farm" --builds 64 --culprit 40 --failed 20 --missing 33 --skip-builds 45
+start_server "$T/farm"
+
+# The probe notes when it starts and ends, and in which root.
+cat > "$T/probe.sh" <<'P'
+echo "start $ARTBISECT_BUILD $ARTBISECT_STEP $PWD" >> "$PROBELOG"
+sleep 0.5
+./usr/bin/app; rc=$?
+echo "end $ARTBISECT_BUILD" >> "$PROBELOG"
+exit $rc
+P
+export PROBELOG="$T/probe.log"
+
+for jobs in 2 3 4; do
+	: > "$PROBELOG"
+	run "$ARTBISECT" --index "$BASE/index.json" --probe "sh $T/probe.sh" --json --jobs "$jobs" \
+		--cache-dir "$T/cache" --work-dir "$T/work"
+	echo "$OUT" > "$T/j$jobs.json"
+	is "$RC/$(json_get "$T/j$jobs.json" first_new.id)" 0/b0040 "--jobs $jobs: found b0040 despite failed, missing and skipped builds"
+	# Overlap: some probe started while another was still running.
+	overlap=$(awk '$1=="start"{if(running>0)o=1; running++} $1=="end"{running--} END{print o+0}' "$PROBELOG")
+	is "$overlap" 1 "--jobs $jobs: probes ran at the same time"
+	is "$(awk '$1=="start"{print $4}' "$PROBELOG" | sort | uniq -d | grep -c .)" 0 \
+		"--jobs $jobs: every probe had its own root"
+	is "$(awk '$1=="start"{print $3}' "$PROBELOG" | sort -n | uniq -d | grep -c .)" 0 \
+		"--jobs $jobs: ARTBISECT_STEP is unique per probe"
+	is "$(ls "$T/work/roots" 2>/dev/null | grep -c .)" 0 "--jobs $jobs: roots removed after the verdicts"
+done
+
+# A bad verdict stops the probes of later builds: they would sleep for a
+# minute, and their verdicts never reach the report.
+mkfarm --out "$T/stop" --builds 64 --culprit 10
+start_server "$T/stop"
+cat > "$T/slow.sh" <<'P'
+n=${ARTBISECT_BUILD#b00}; n=${n#0}
+echo "start $ARTBISECT_BUILD" >> "$PROBELOG"
+if [ "$n" -gt 15 ]; then sleep 60; exit 1; fi
+./usr/bin/app
+P
+: > "$PROBELOG"
+run "$ARTBISECT" --index "$BASE/index.json" --probe "sh $T/slow.sh" --json --jobs 3 \
+	--cache-dir "$T/cache" --work-dir "$T/work"
+echo "$OUT" > "$T/stop.json"
+is "$RC/$(json_get "$T/stop.json" first_new.id)" 0/b0010 "stopping: found b0010"
+like "$(cat "$PROBELOG")" 'start b0031' "stopping: a later build was being probed"
+has_step "$OUT" id=b0031
+tap_ok $(( $? == 0 ? 1 : 0 )) "stopping: its probe was stopped, no verdict recorded"
+pgrep -f 'sleep 60' >/dev/null
+tap_ok $(( $? == 0 ? 1 : 0 )) "stopping: no probe process outlives its step"
+
+# Probe aborts (status 200) stop the whole round: exit 4.
+run "$ARTBISECT" --index "$BASE/index.json" --probe 'exit 200' --json --jobs 3 \
+	--cache-dir "$T/cache" --work-dir "$T/work"
+is "$RC" 4 "an aborting probe in a round: exit 4"
+is "$(echo "$OUT" | json_get - result)" aborted "an aborting probe in a round: result aborted"
+
+plan_done
