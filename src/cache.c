@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cache.h"
@@ -82,6 +83,25 @@ int ab_cache_tmp_open(const ab_cache *c, char **tmp_path, ab_error *err)
 		return -1;
 	}
 	*tmp_path = path;
+	return fd;
+}
+
+int ab_cache_part_open(const ab_cache *c, const char *sha256, char **part_path,
+		       long long *have)
+{
+	char *path = ab_xasprintf("%s/%s.part", c->tmp, sha256);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	struct stat st;
+
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &st) < 0 ||
+	    !S_ISREG(st.st_mode) || lseek(fd, 0, SEEK_END) < 0) {
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		return -1;
+	}
+	*part_path = path;
+	*have = (long long)st.st_size;
 	return fd;
 }
 

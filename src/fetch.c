@@ -41,6 +41,10 @@ typedef struct xfer {
 	int too_big;
 	int gave_up;		/* memory transfer failed; errbuf says why */
 	int64_t received;
+	int64_t resume_from;	/* bytes the current request starts after */
+	int keep;		/* the next start resumes after what we have */
+	int part;		/* tmp_path is DIR/tmp/<hex>.part: kept when cancelled */
+	int restarted;		/* the server refused a range once */
 	const ab_fetch_callbacks *cb;
 } xfer;
 
@@ -120,8 +124,11 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow,
 
 	if (x->item && x->item->size >= 0)
 		total = x->item->size;
+	else if (total >= 0)
+		total += x->resume_from;
+	/* curl counts from the resume offset; the person wants the whole. */
 	if (x->cb && x->cb->progress)
-		x->cb->progress(x->cb->ud, x->url, (int64_t)dlnow, total);
+		x->cb->progress(x->cb->ud, x->url, x->resume_from + (int64_t)dlnow, total);
 	return 0;
 }
 
@@ -151,30 +158,82 @@ static CURL *make_easy(xfer *x, const ab_fetch_options *opt)
 	curl_easy_setopt(h, CURLOPT_PRIVATE, x);
 	if (opt->cacert)
 		curl_easy_setopt(h, CURLOPT_CAINFO, opt->cacert);
+	x->resume_from = x->mem ? 0 : x->received;
+	if (x->resume_from > 0)
+		curl_easy_setopt(h, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)x->resume_from);
 	x->errbuf[0] = '\0';
 	return h;
 }
 
-/* Starts (or restarts) a transfer with an empty sink. */
+/* Feeds the bytes already in fd (a kept partial download) to the hash. */
+static int hash_existing(xfer *x, long long have)
+{
+	char buf[65536];
+	long long done = 0;
+
+	if (lseek(x->fd, 0, SEEK_SET) < 0)
+		return -1;
+	while (done < have) {
+		ssize_t n = read(x->fd, buf, sizeof buf);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		ab_sha256_update(x->hash, buf, (size_t)n);
+		done += n;
+	}
+	return lseek(x->fd, 0, SEEK_END) < 0 ? -1 : 0;
+}
+
+/* Readies the sink for the next request: after what is already there
+ * when x->keep says so (a resumed download), empty otherwise. */
 static int sink_reset(xfer *x, ab_cache *cache, ab_error *err)
 {
-	x->received = 0;
 	x->too_big = 0;
 	x->write_errno = 0;
 	if (x->mem) {
+		x->received = 0;
 		x->mem->len = 0;
 		return 0;
 	}
+	if (x->fd < 0) {
+		long long have = 0;
+
+		/* A partial download left by an earlier run, or a new one
+		 * under the same name, so that a later run can resume it. */
+		x->fd = ab_cache_part_open(cache, x->item->sha256, &x->tmp_path, &have);
+		if (x->fd >= 0) {
+			x->part = 1;
+			x->hash = ab_sha256_new();
+			x->received = 0;
+			if (have > 0 && (x->item->size < 0 || have < x->item->size) &&
+			    hash_existing(x, have) == 0) {
+				x->received = have;
+				return 0;
+			}
+			ab_sha256_final(x->hash, (char[65]){0});
+			x->hash = NULL;
+			x->keep = 0;
+		} else {
+			x->fd = ab_cache_tmp_open(cache, &x->tmp_path, err);
+			if (x->fd < 0)
+				return -1;
+			x->keep = 0;
+		}
+	}
+	if (x->keep && x->hash && x->received > 0) {
+		x->keep = 0;
+		return 0;
+	}
+	x->keep = 0;
 	if (x->hash) {
 		char junk[65];
 		ab_sha256_final(x->hash, junk);
 	}
 	x->hash = ab_sha256_new();
-	if (x->fd < 0) {
-		x->fd = ab_cache_tmp_open(cache, &x->tmp_path, err);
-		if (x->fd < 0)
-			return -1;
-	} else if (ftruncate(x->fd, 0) < 0 || lseek(x->fd, 0, SEEK_SET) < 0) {
+	x->received = 0;
+	if (ftruncate(x->fd, 0) < 0 || lseek(x->fd, 0, SEEK_SET) < 0) {
 		ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"),
 			     x->tmp_path, strerror(errno));
 		return -1;
@@ -182,7 +241,9 @@ static int sink_reset(xfer *x, ab_cache *cache, ab_error *err)
 	return 0;
 }
 
-static void sink_discard(xfer *x)
+/* Closes the sink; the file goes too unless keep_part and it is the
+ * .part file a later run resumes. */
+static void sink_close(xfer *x, int keep_part)
 {
 	if (x->hash) {
 		char junk[65];
@@ -194,10 +255,17 @@ static void sink_discard(xfer *x)
 		x->fd = -1;
 	}
 	if (x->tmp_path) {
-		unlink(x->tmp_path);
+		if (!(keep_part && x->part))
+			unlink(x->tmp_path);
 		free(x->tmp_path);
 		x->tmp_path = NULL;
 	}
+	x->part = 0;
+}
+
+static void sink_discard(xfer *x)
+{
+	sink_close(x, 0);
 }
 
 static void give_up(xfer *x, char *reason)
@@ -227,6 +295,7 @@ static double backoff_delay(const ab_fetch_options *opt, int tries)
 
 static void retry_or_give_up(xfer *x, const ab_fetch_options *opt, const char *why)
 {
+	x->keep = 0;
 	x->tries++;
 	if (x->tries >= opt->max_tries) {
 		give_up(x, ab_xasprintf(_("gave up after %d tries: %s"), x->tries, why));
@@ -320,6 +389,24 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 		return finish_file(x, cache, opt, err);
 	}
 	snprintf(why, sizeof why, "%s", x->errbuf[0] ? x->errbuf : curl_easy_strerror(res));
+	if (res == CURLE_RANGE_ERROR || (res == CURLE_HTTP_RETURNED_ERROR && code == 416)) {
+		/* The server will not resume: start over, once for free. */
+		if (!x->restarted) {
+			x->restarted = 1;
+			x->keep = 0;
+			x->received = 0;
+			x->state = XFER_WAITING;
+			x->not_before = ab_now();
+			if (x->hash) {
+				char junk[65];
+				ab_sha256_final(x->hash, junk);
+				x->hash = NULL;
+			}
+			return 0;
+		}
+		retry_or_give_up(x, opt, why);
+		return 0;
+	}
 	if (res == CURLE_HTTP_RETURNED_ERROR) {
 		snprintf(why, sizeof why, _("HTTP status %ld"), code);
 		if (code >= 500 || code == 408 || code == 429) {
@@ -341,6 +428,10 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_COULDNT_RESOLVE_HOST:
 		retry_or_give_up(x, opt, why);
+		/* What arrived is good so far (the digest runs over it): the
+		 * next try asks only for the rest. */
+		if (x->state == XFER_WAITING && !x->mem)
+			x->keep = 1;
 		return 0;
 	default:
 		give_up(x, ab_xstrdup(why));
@@ -350,7 +441,8 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 
 static void xfer_cleanup(xfer *x)
 {
-	sink_discard(x);
+	/* Interrupted: a .part file stays for the next run to resume. */
+	sink_close(x, x->state != XFER_DONE);
 	if (x->easy) {
 		curl_easy_cleanup(x->easy);
 		x->easy = NULL;

@@ -36,6 +36,7 @@ Fault kinds:
   slow      the body at about 20 KB/s
   corrupt   full length, but 16 bytes in the middle are flipped
   html      200 text/html error page instead of the file
+  norange   the Range header is ignored: 200 and the whole file
 
 --rate BYTES_PER_SEC: every response body is sent no faster than that.
 
@@ -59,7 +60,7 @@ import urllib.parse
 STALL_SECONDS = 30
 SLOW_RATE = 20 * 1024
 CORRUPT_LEN = 16
-FAULT_WORDS = {"truncate", "reset", "stall", "slow", "corrupt", "html"}
+FAULT_WORDS = {"truncate", "reset", "stall", "slow", "corrupt", "html", "norange"}
 BODY_FAULTS = {"truncate", "stall", "slow", "corrupt"}
 
 
@@ -277,7 +278,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             size = os.fstat(f.fileno()).st_size
             start, length, status = 0, size, 200
             rng = self.headers.get("Range")
-            if rng is not None:
+            if rng is not None and fault != "norange":
                 parsed = parse_range(rng, size)
                 if parsed == "unsatisfiable":
                     self._status = 416
