@@ -21,6 +21,17 @@ Synthetic farm (the default mode):
   artifact with incompressible bytes to about that size. Same arguments,
   same bytes (fixed mtimes, owners and seeds).
 
+  --format rpm: each build is a real package made by rpmbuild,
+  builds/NAME-1.0.I-1.noarch.rpm (name app, or --package-name), with the
+  same two files, a VCS tag git+https://git.example.org/app.git#COMMIT,
+  and --payload gzip|xz|zstd (default zstd). --format deb: a real .deb
+  made by dpkg-deb, builds/NAME_1.0.I-1_all.deb, --payload gzip|xz|zstd
+  (default xz). --git-release puts the commit into the version as distros
+  do for snapshots: release 1.20240101git<8 hex> (rpm), version
+  1.0.I+git20240101.<8 hex>-1 (deb). The build's "version" in the index is
+  VERSION-RELEASE (rpm) or the Debian version. Example:
+    mkfarm.py --out D --format rpm --payload xz --builds 24 --culprit 17
+
 From git:
   mkfarm.py --from-git REPO --out DIR [--format tar.gz|tar|zip]
             [--test-script PATH] [--name TEXT] [--compare-url URL]
@@ -65,7 +76,9 @@ MTIME = 1704067200  # 2024-01-01T00:00:00Z
 ZIP_DATE = (2024, 1, 1, 0, 0, 0)
 DEFAULT_COMPARE = "https://git.example.org/app.git/log/?qt=range&q={old}..{new}"
 DEFAULT_VCS_URL = "https://git.example.org/app.git"
-FORMATS = ("tar.gz", "tar.xz", "tar.zst", "tar", "zip", "file")
+FORMATS = ("tar.gz", "tar.xz", "tar.zst", "tar", "zip", "file", "rpm", "deb")
+PACKAGE_FORMATS = ("rpm", "deb")
+RPM_PAYLOADS = {"gzip": "w9.gzdio", "xz": "w6.xzdio", "zstd": "w19.zstdio"}
 ARCHIVE_EXTS = (".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.zst", ".tzst", ".tar.bz2",
                 ".tbz2", ".tar", ".zip", ".rpm", ".deb")
 
@@ -268,11 +281,15 @@ def synthetic(opts):
     width = max(4, len(str(n - 1)))
     padded = bool(opts.artifact_size)
     padding = b""
+    if padded and fmt in PACKAGE_FORMATS:
+        die("--artifact-size is for archive formats")
     if padded:
         padding = calibrated_padding(fmt, opts.artifact_size)
 
     builds = []
     pending_zst = []
+    if fmt in PACKAGE_FORMATS:
+        packages = make_packages(fmt, opts, n, k, skipped, failed, commits, width)
     for i in range(n):
         bid = "b%0*d" % (width, i)
         commit = fake_commit(i) if commits else None
@@ -292,6 +309,17 @@ def synthetic(opts):
             verdict = "ok" if i >= k else "broken"
         else:
             verdict = "ok" if i < k else "broken"
+        if fmt in PACKAGE_FORMATS:
+            data, fname, b["version"] = packages[i]
+            rel = "builds/" + fname
+            path = os.path.join(out, rel)
+            if i not in missing:
+                with open(path, "wb") as f:
+                    f.write(data)
+            b["artifacts"] = [artifact_entry(rel, data, fmt, name=opts.package_name,
+                                             sha=wrong_sha(data) if i in corrupt else None)]
+            builds.append(b)
+            continue
         script = app_script(bid, i, verdict, commit)
         data, ext, atype = make_artifact(fmt, i, script, padding, padded)
         rel = "builds/%s.%s" % (bid, ext)
@@ -344,6 +372,120 @@ def make_artifact(fmt, i, script, padding, padded):
     if fmt == "zip":
         return zip_bytes(entries, padded), "zip", "zip"
     return compress(fmt, tar_bytes(entries), padded), fmt, "tar"
+
+
+def verdict_of(opts, i, k, skipped):
+    if i in skipped:
+        return "untestable"
+    if opts.fix_at is not None:
+        return "ok" if i >= k else "broken"
+    return "ok" if i < k else "broken"
+
+
+def make_packages(fmt, opts, n, k, skipped, failed, commits, width):
+    """{i: (bytes, file name, index version)} for every build not failed,
+    made by rpmbuild or dpkg-deb, several at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+    tool = "rpmbuild" if fmt == "rpm" else "dpkg-deb"
+    if not shutil.which(tool):
+        die("--format %s needs %s" % (fmt, tool))
+    payload = opts.payload or ("zstd" if fmt == "rpm" else "xz")
+    if payload not in RPM_PAYLOADS:
+        die("--payload: expected gzip, xz or zstd")
+    work = os.path.abspath(os.path.join(opts.out, ".mkfarm-work"))
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+
+    def one(i):
+        bid = "b%0*d" % (width, i)
+        commit = fake_commit(i) if commits else None
+        script = app_script(bid, i, verdict_of(opts, i, k, skipped), commit)
+        return i, build_package(fmt, opts, payload, os.path.join(work, bid), i, script,
+                                commit or fake_commit(i))
+
+    todo = [i for i in range(n) if i not in failed]
+    with ThreadPoolExecutor(max_workers=4) as ex:
+        result = dict(ex.map(one, todo))
+    shutil.rmtree(work, ignore_errors=True)
+    return result
+
+
+def build_package(fmt, opts, payload, work, i, script, commit):
+    name = opts.package_name
+    version = "1.0.%d" % i
+    files = [("usr/bin/app", 0o755, script),
+             ("usr/share/app/version", 0o644, ("%s\n" % version).encode())]
+    env = dict(os.environ, SOURCE_DATE_EPOCH=str(MTIME + 3600 * i), LC_ALL="C")
+    if fmt == "rpm":
+        release = "1.20240101git%s" % commit[:8] if opts.git_release else "1"
+        src = os.path.join(work, "src")
+        os.makedirs(src)
+        for rel, mode, data in files:
+            path = os.path.join(src, os.path.basename(rel))
+            with open(path, "wb") as f:
+                f.write(data)
+        spec = os.path.join(work, "app.spec")
+        with open(spec, "w") as f:
+            f.write("""Name: %(name)s
+Version: %(version)s
+Release: %(release)s
+Summary: test app %(version)s made by tests/mkfarm.py
+License: MIT
+BuildArch: noarch
+VCS: git+https://git.example.org/app.git#%(commit)s
+
+%%description
+A test build of app, %(version)s.
+
+%%install
+mkdir -p %%{buildroot}/usr/bin %%{buildroot}/usr/share/app
+install -m 0755 %(src)s/app %%{buildroot}/usr/bin/app
+install -m 0644 %(src)s/version %%{buildroot}/usr/share/app/version
+
+%%files
+/usr/bin/app
+/usr/share/app/version
+""" % {"name": name, "version": version, "release": release, "commit": commit, "src": src})
+        cmd = ["rpmbuild", "-bb", "--quiet",
+               "--define", "_topdir " + os.path.join(work, "top"),
+               "--define", "_binary_payload " + RPM_PAYLOADS[payload],
+               "--define", "_build_id_links none",
+               "--define", "use_source_date_epoch_as_buildtime 1",
+               "--define", "clamp_mtime_to_source_epoch 1",
+               "--define", "_buildhost mkfarm.example.org",
+               "--define", "__os_install_post %{nil}",
+               spec]
+        r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if r.returncode != 0:
+            die("rpmbuild failed: %s" % r.stdout.decode(errors="replace")[-2000:])
+        fname = "%s-%s-%s.noarch.rpm" % (name, version, release)
+        with open(os.path.join(work, "top", "RPMS", "noarch", fname), "rb") as f:
+            return f.read(), fname, "%s-%s" % (version, release)
+    # deb
+    debver = ("%s+git20240101.%s-1" % (version, commit[:8])) if opts.git_release \
+        else "%s-1" % version
+    root = os.path.join(work, "root")
+    os.makedirs(os.path.join(root, "DEBIAN"))
+    for rel, mode, data in files:
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+        os.chmod(path, mode)
+    for dirpath, dirnames, filenames in os.walk(root):
+        os.chmod(dirpath, 0o755)
+    with open(os.path.join(root, "DEBIAN", "control"), "w") as f:
+        f.write("Package: %s\nVersion: %s\nArchitecture: all\n"
+                "Maintainer: mkfarm <mkfarm@example.org>\n"
+                "Description: test app %s made by tests/mkfarm.py\n" % (name, debver, version))
+    fname = "%s_%s_all.deb" % (name, debver)
+    out = os.path.join(work, fname)
+    r = subprocess.run(["dpkg-deb", "--build", "--root-owner-group", "-Z" + payload,
+                        root, out], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if r.returncode != 0:
+        die("dpkg-deb failed: %s" % r.stdout.decode(errors="replace")[-2000:])
+    with open(out, "rb") as f:
+        return f.read(), fname, debver
 
 
 def calibrated_padding(fmt, target):
@@ -520,6 +662,11 @@ def main():
     ap.add_argument("--corrupt", help="builds whose index sha256 is wrong")
     ap.add_argument("--skip-builds", help="builds whose app exits 125")
     ap.add_argument("--name")
+    ap.add_argument("--payload", choices=("gzip", "xz", "zstd"),
+                    help="rpm/deb payload compression")
+    ap.add_argument("--git-release", action="store_true",
+                    help="rpm/deb: put the commit into the release/version")
+    ap.add_argument("--package-name", default="app", help="rpm/deb package name")
     ap.add_argument("--artifact-size", type=int, help="pad artifacts to about BYTES")
     ap.add_argument("--compare-url")
     ap.add_argument("--commits", action=argparse.BooleanOptionalAction, default=None,
