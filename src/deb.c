@@ -1,7 +1,250 @@
-/* deb.c - see deb.h. (stub: being written) */
+/* deb.c - see deb.h. */
 #include "config.h"
+#include <archive.h>
+#include <archive_entry.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <strings.h>
+#include <stdlib.h>
+#include <string.h>
 #include "deb.h"
+#include "debver.h"
+#include "i18n.h"
 #include "util.h"
 
-ab_deb_rc ab_deb_read_info(const char *path, ab_pkg_info *info, char **reason, ab_error *err)
-{ (void)path; (void)info; (void)err; *reason = ab_xstrdup("not implemented yet"); return AB_DEB_REFUSED; }
+#define CONTROL_MAX (1 << 20)	/* a control file larger than this is not one */
+
+struct nested {
+	struct archive *outer;
+	char buf[65536];
+};
+
+static la_ssize_t outer_read(struct archive *a, void *ud, const void **buf)
+{
+	struct nested *n = ud;
+	la_ssize_t got = archive_read_data(n->outer, n->buf, sizeof n->buf);
+
+	*buf = n->buf;
+	if (got < 0)
+		archive_set_error(a, archive_errno(n->outer), "%s",
+				  archive_error_string(n->outer) ? archive_error_string(n->outer)
+				  : "read error");
+	return got;
+}
+
+/* The value of field name in an RFC 822 style stanza (continuation lines
+ * joined with newlines), or NULL. Caller frees. */
+static char *field(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	const char *line = text;
+
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+
+		if (!strncasecmp(line, name, n) && line[n] == ':') {
+			const char *v = line + n + 1, *end;
+			ab_buf out = {0};
+
+			while (*v == ' ' || *v == '\t')
+				v++;
+			end = nl ? nl : v + strlen(v);
+			ab_buf_append(&out, v, (size_t)(end - v));
+			/* Continuation lines start with a space or a tab. */
+			while (nl && (nl[1] == ' ' || nl[1] == '\t')) {
+				const char *next = strchr(nl + 1, '\n');
+
+				end = next ? next : nl + 1 + strlen(nl + 1);
+				ab_buf_puts(&out, "\n");
+				ab_buf_append(&out, nl + 2, (size_t)(end - nl - 2));
+				nl = next;
+			}
+			while (out.len && isspace((unsigned char)out.data[out.len - 1]))
+				out.data[--out.len] = '\0';
+			return ab_buf_steal(&out);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* Reads the control file out of the control.tar member now open in
+ * outer. 0 with *text, or a reason. */
+static int read_control(struct archive *outer, char **text, char **reason)
+{
+	struct nested *n = ab_xmalloc(sizeof *n);
+	struct archive *in = archive_read_new();
+	struct archive_entry *e;
+	int r, rc = -1;
+
+	n->outer = outer;
+	archive_read_support_filter_all(in);
+	archive_read_support_format_tar(in);
+	if (archive_read_open(in, n, NULL, outer_read, NULL) != ARCHIVE_OK) {
+		*reason = ab_xasprintf(_("control member: %s"), archive_error_string(in));
+		goto out;
+	}
+	for (;;) {
+		const char *name;
+
+		r = archive_read_next_header(in, &e);
+		if (r == ARCHIVE_EOF) {
+			*reason = ab_xstrdup(_("control member has no control file"));
+			goto out;
+		}
+		if (r < ARCHIVE_WARN) {
+			*reason = ab_xasprintf(_("control member: %s"), archive_error_string(in));
+			goto out;
+		}
+		name = archive_entry_pathname(e);
+		if (name && (!strcmp(name, "./control") || !strcmp(name, "control")))
+			break;
+	}
+	{
+		ab_buf b = {0};
+		char chunk[8192];
+		la_ssize_t got;
+
+		while ((got = archive_read_data(in, chunk, sizeof chunk)) > 0) {
+			if (b.len + (size_t)got > CONTROL_MAX) {
+				*reason = ab_xasprintf(_("control file is larger than %d bytes"),
+						       CONTROL_MAX);
+				ab_buf_free(&b);
+				goto out;
+			}
+			ab_buf_append(&b, chunk, (size_t)got);
+		}
+		if (got < 0) {
+			*reason = ab_xasprintf(_("control member: %s"), archive_error_string(in));
+			ab_buf_free(&b);
+			goto out;
+		}
+		if (!b.len || strlen(b.data) != b.len) {
+			*reason = ab_xstrdup(_("control file is empty or not text"));
+			ab_buf_free(&b);
+			goto out;
+		}
+		*text = ab_buf_steal(&b);
+		rc = 0;
+	}
+out:
+	archive_read_free(in);
+	free(n);
+	return rc;
+}
+
+/* A field value as shown in a reason: one line, at most 60 bytes. */
+static char *shown(const char *v)
+{
+	char *s = ab_xstrndup(v, 60);
+	char *p;
+
+	for (p = s; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = ' ';
+	return s;
+}
+
+ab_deb_rc ab_deb_read_info(const char *path, ab_pkg_info *info, char **reason,
+			   ab_error *err)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	char *control = NULL, *version = NULL;
+	const char *why = NULL;
+	bool first = true;
+	ab_deb_rc rc = AB_DEB_REFUSED;
+	int r;
+
+	memset(info, 0, sizeof *info);
+	*reason = NULL;
+	archive_read_support_format_ar(a);
+	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
+		if (archive_errno(a) == ENOENT || archive_errno(a) == EACCES) {
+			ab_error_set(err, AB_EXIT_FAILURE, _("cannot read %s: %s"), path,
+				     archive_error_string(a));
+			rc = AB_DEB_ERROR;
+		} else {
+			*reason = ab_xstrdup(_("not a Debian package: not an ar archive"));
+		}
+		goto out;
+	}
+	for (;;) {
+		const char *name;
+
+		r = archive_read_next_header(a, &e);
+		if (r == ARCHIVE_EOF) {
+			*reason = ab_xstrdup(first ? _("not a Debian package: not an ar archive")
+					     : _("not a Debian package: no control member"));
+			goto out;
+		}
+		if (r < ARCHIVE_WARN) {
+			*reason = ab_xstrdup(first ? _("not a Debian package: not an ar archive")
+					     : _("damaged Debian package: cannot read its members"));
+			goto out;
+		}
+		name = archive_entry_pathname(e);
+		if (!name)
+			name = "";
+		if (first) {
+			char magic[16] = {0};
+
+			first = false;
+			if (strcmp(name, "debian-binary")) {
+				*reason = ab_xstrdup(_("not a Debian package: no debian-binary member"));
+				goto out;
+			}
+			if (archive_read_data(a, magic, sizeof magic - 1) < 2 ||
+			    strncmp(magic, "2.", 2)) {
+				*reason = ab_xstrdup(_("not a Debian package: debian-binary is not format 2.x"));
+				goto out;
+			}
+			continue;
+		}
+		if (!strncmp(name, "control.tar", 11))
+			break;
+	}
+	if (read_control(a, &control, reason) < 0)
+		goto out;
+
+	info->kind = AB_PKG_DEB;
+	info->buildtime = -1;
+	info->name = field(control, "Package");
+	version = field(control, "Version");
+	info->arch = field(control, "Architecture");
+	if (!info->name || !*info->name) {
+		*reason = ab_xstrdup(_("control: no Package field"));
+		goto out;
+	}
+	if (!version || !*version) {
+		*reason = ab_xstrdup(_("control: no Version field"));
+		goto out;
+	}
+	if (!ab_debver_valid(version, &why)) {
+		char *s = shown(version);
+
+		*reason = ab_xasprintf(_("control: Version: %s: '%s'"), why, s);
+		free(s);
+		goto out;
+	}
+	{
+		const char *colon = strchr(version, ':');
+
+		if (colon) {
+			info->epoch = ab_xstrndup(version, (size_t)(colon - version));
+			info->version = ab_xstrdup(colon + 1);
+		} else {
+			info->version = ab_xstrdup(version);
+		}
+	}
+	info->commit = ab_pkg_commit_from_version(info->version);
+	rc = AB_DEB_OK;
+out:
+	if (rc != AB_DEB_OK)
+		ab_pkg_info_free(info);
+	free(control);
+	free(version);
+	archive_read_free(a);
+	return rc;
+}
