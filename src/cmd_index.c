@@ -1,6 +1,138 @@
-/* cmd_index.c - see cmd_index.h. (stub: being written) */
+/* cmd_index.c - see cmd_index.h. */
 #include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cmd_index.h"
+#include "digest.h"
 #include "error.h"
+#include "i18n.h"
+#include "indexgen.h"
+#include "progress.h"
+#include "rpmpkg.h"
+#include "util.h"
 
-int ab_cmd_index(int argc, char **argv) { (void)argc; (void)argv; return AB_EXIT_USAGE; }
+static void usage(FILE *out)
+{
+	fputs(_("Usage: artbisect index [--output FILE] [--name TEXT] [--base-url URL] PATH...\n"
+		"Write an artifact index for the packages and archives in PATHs.\n"
+		"\n"
+		"  PATH                    a file or a directory (searched recursively) holding\n"
+		"                          .rpm, .deb, .tar.*, .zip artifacts\n"
+		"  --output FILE           write the index to FILE (atomically); artifact URLs\n"
+		"                          are relative to its directory (default: standard\n"
+		"                          output, URLs relative to the current directory)\n"
+		"  --name TEXT             the index's name\n"
+		"  --base-url URL          put URL in front of every artifact path\n"
+		"  --help\n"
+		"\n"
+		"Packages are ordered by version comparison (rpm's or Debian's) and grouped\n"
+		"into one build per version; archives keep the natural order of their names.\n"), out);
+}
+
+/* Writes text to path through a temporary file in the same directory. */
+static int write_atomic(const char *path, const char *text, ab_error *err)
+{
+	char *tmp = ab_xasprintf("%s.tmp-XXXXXX", path);
+	int fd = mkostemp(tmp, O_CLOEXEC), e;
+	size_t len = strlen(text), off = 0;
+
+	if (fd < 0)
+		goto fail;
+	while (off < len) {
+		ssize_t n = write(fd, text + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail;
+		off += (size_t)n;
+	}
+	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0 || close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0)
+		goto fail;
+	free(tmp);
+	return 0;
+fail:
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"), path, strerror(e));
+	return -1;
+}
+
+int ab_cmd_index(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "base-url", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	ab_indexgen_options opt = { NULL, NULL, NULL };
+	ab_error err = {0};
+	char *text;
+	int c, status = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (c) {
+		case 'o': opt.output = optarg; break;
+		case 'n': opt.name = optarg; break;
+		case 'b':
+			if (strncmp(optarg, "http://", 7) && strncmp(optarg, "https://", 8) &&
+			    strncmp(optarg, "file://", 7)) {
+				ab_message(_("--base-url: expected an http://, https:// or file:// URL, got '%s'"),
+					   optarg);
+				return AB_EXIT_USAGE;
+			}
+			opt.base_url = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			ab_message(_("%s needs a value"), argv[optind - 1]);
+			return AB_EXIT_USAGE;
+		default:
+			ab_message(_("unknown option '%s' (see artbisect index --help)"), argv[optind - 1]);
+			return AB_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		ab_message(_("artbisect index needs at least one PATH (see artbisect index --help)"));
+		return AB_EXIT_USAGE;
+	}
+	ab_digest_init();
+	text = ab_indexgen((const char *const *)argv + optind, (size_t)(argc - optind), &opt, &err);
+	if (!text) {
+		ab_message("%s", err.msg);
+		ab_rpm_cleanup();
+		return err.code ? err.code : AB_EXIT_FAILURE;
+	}
+	if (opt.output) {
+		if (write_atomic(opt.output, text, &err) < 0) {
+			ab_message("%s", err.msg);
+			status = err.code;
+		}
+	} else if (fputs(text, stdout) < 0 || fflush(stdout) != 0) {
+		ab_message(_("cannot write the index: %s"), strerror(errno));
+		status = AB_EXIT_FAILURE;
+	}
+	free(text);
+	ab_rpm_cleanup();
+	return status;
+}

@@ -471,7 +471,7 @@ out:
 	return ret;
 }
 
-static int guess_type(const char *filename, ab_artifact_type *t)
+int ab_artifact_type_guess(const char *filename, ab_artifact_type *t, size_t *suffix_len)
 {
 	static const struct {
 		const char *suffix;
@@ -493,6 +493,8 @@ static int guess_type(const char *filename, ab_artifact_type *t)
 		size_t sl = strlen(table[i].suffix);
 		if (n > sl && strcase_eq(filename + n - sl, table[i].suffix)) {
 			*t = table[i].type;
+			if (suffix_len)
+				*suffix_len = sl;
 			return 0;
 		}
 	}
@@ -969,7 +971,7 @@ static int read_artifact(struct parser *P, const json_t *o, ab_artifact *a)
 	} else if (!named) {
 		return fail(P, "type", _("cannot guess the type of '%.*s' (no file name); set \"type\" (rpm, deb, tar, zip or file)"),
 			    CLIP, a->url);
-	} else if (guess_type(a->filename, &a->type) < 0) {
+	} else if (ab_artifact_type_guess(a->filename, &a->type, NULL) < 0) {
 		return fail(P, "type", _("cannot guess the type from '%.*s'; set \"type\" (rpm, deb, tar, zip or file)"),
 			    CLIP, a->filename);
 	}

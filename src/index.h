@@ -79,4 +79,8 @@ char *ab_index_compare_url(const ab_index *idx, size_t old_pos, size_t new_pos);
 
 const char *ab_artifact_type_name(ab_artifact_type t);
 
+/* The type a file name says (".rpm", ".tar.zst", ".zip"...), and the
+ * length of that suffix; -1 when the name says nothing. */
+int ab_artifact_type_guess(const char *filename, ab_artifact_type *t, size_t *suffix_len);
+
 #endif

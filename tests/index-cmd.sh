@@ -1,0 +1,119 @@
+#!/bin/bash
+# artbisect index: writes an index for packages and archives on disk that
+# --index accepts unchanged; packages in version order, archives in
+# natural name order; clear refusals.
+set -u
+. "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
+need_cmd rpmbuild dpkg-deb
+
+ids() { "$PYTHON3" -c 'import json,sys; print(" ".join(b["id"] for b in json.load(open(sys.argv[1]))["builds"]))' "$1"; }
+
+# Archives: natural order of names, ids without the extension.
+mkfarm --out "$T/tars" --builds 12 --culprit 7
+mkdir -p "$T/named"
+for v in 1.2 1.10 1.9 1.2.1; do cp "$T/tars/builds/b0003.tar.gz" "$T/named/app-$v.tar.gz"; done
+run "$ARTBISECT" index --output "$T/named/index.json" "$T/named"
+is "$RC" 0 "archives: exit 0"
+is "$(ids "$T/named/index.json")" "app-1.2 app-1.2.1 app-1.9 app-1.10" "archives: natural order of names"
+is "$(json_get "$T/named/index.json" builds.0.artifacts.0.url)" "app-1.2.tar.gz" "archives: URLs relative to the index"
+is "$(json_get "$T/named/index.json" builds.3.artifacts.0.sha256)" \
+	"$(sha256sum "$T/named/app-1.10.tar.gz" | cut -d' ' -f1)" "archives: sha256 matches sha256sum"
+is "$(json_get "$T/named/index.json" builds.3.artifacts.0.size)" \
+	"$(stat -c %s "$T/named/app-1.10.tar.gz")" "archives: size matches"
+is "$(ls -a "$T/named" | grep -c tmp)" 0 "no temporary file left next to the output"
+
+# The synthetic tar farm, re-indexed, bisects to its culprit over HTTP.
+run "$ARTBISECT" index --name "re-indexed" --output "$T/tars/index.json" "$T/tars/builds"
+is "$RC" 0 "tar farm: indexed"
+is "$(json_get "$T/tars/index.json" name)" "re-indexed" "--name is the index's name"
+start_server "$T/tars"
+run "$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app --json \
+	--cache-dir "$T/cache" --work-dir "$T/work"
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0007 "tar farm: the written index bisects to b0007"
+
+# --base-url and standard output.
+(cd "$T/tars" && "$ARTBISECT" index --base-url https://farm.example.org/app builds) > "$T/stdout.json"
+tap_ok $? "standard output: exit 0"
+is "$(json_get "$T/stdout.json" builds.0.artifacts.0.url)" \
+	"https://farm.example.org/app/builds/b0000.tar.gz" "--base-url prefixes the relative path"
+
+# Names that need percent-encoding.
+mkdir -p "$T/odd"
+cp "$T/tars/builds/b0001.tar.gz" "$T/odd/app 1#a.tar.gz"
+cp "$T/tars/builds/b0002.tar.gz" "$T/odd/app 2%b.tar.gz"
+run "$ARTBISECT" index --output "$T/odd/index.json" "$T/odd"
+is "$(json_get "$T/odd/index.json" builds.0.artifacts.0.url)" "app%201%23a.tar.gz" "URL segments are percent-encoded"
+run "$ARTBISECT" --index "$T/odd/index.json" --probe ./usr/bin/app --json \
+	--cache-dir "$T/cache" --work-dir "$T/work"
+is "$RC" 0 "the encoded URLs resolve to the files"
+
+# RPMs: version order (1.0.9 before 1.0.10), commits from the VCS tag.
+mkfarm --out "$T/rpms" --format rpm --builds 24 --culprit 17
+run "$ARTBISECT" index --output "$T/rpms/index.json" "$T/rpms/builds"
+is "$RC" 0 "rpm farm: indexed"
+is "$(ids "$T/rpms/index.json" | cut -d' ' -f9-12)" "1.0.8-1 1.0.9-1 1.0.10-1 1.0.11-1" \
+	"rpm farm: ordered by version, not by name"
+is "$(json_get "$T/rpms/index.json" builds.17.commit)" \
+	"$(rpm -qp --qf '%{VCS}' "$T/rpms/builds/app-1.0.17-1.noarch.rpm" | sed 's/.*#//')" \
+	"rpm farm: commit from the VCS tag"
+is "$(json_get "$T/rpms/index.json" project)" app "rpm farm: project is the package name"
+start_server "$T/rpms"
+run "$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app --json \
+	--cache-dir "$T/cache" --work-dir "$T/work"
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/1.0.17-1 "rpm farm: bisects to 1.0.17-1"
+
+# Snapshot releases: the commit comes from git<hex> in the release.
+mkfarm --out "$T/snap" --format rpm --builds 4 --culprit 2 --git-release
+run "$ARTBISECT" index "$T/snap/builds"
+echo "$OUT" > "$T/snap.json"
+like "$(json_get "$T/snap.json" builds.2.id)" '^1\.0\.2-1\.20240101git[0-9a-f]{8}$' "snapshot release in the id"
+
+# .debs: Debian version order.
+mkfarm --out "$T/debs" --format deb --builds 16 --culprit 5 --git-release
+run "$ARTBISECT" index --output "$T/debs/index.json" "$T/debs/builds"
+is "$RC" 0 "deb farm: indexed"
+is "$(ids "$T/debs/index.json" | cut -d' ' -f10-11)" \
+	"$(cd "$T/debs/builds" && ls | sed 's/^app_//; s/_all\.deb$//' | sort -V | sed -n '10p;11p' | tr '\n' ' ' | sed 's/ $//')" \
+	"deb farm: ordered by Debian version"
+like "$(json_get "$T/debs/index.json" builds.3.commit)" '^[0-9a-f]{8}$' "deb farm: commit from the version"
+start_server "$T/debs"
+run "$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app --json \
+	--cache-dir "$T/cache" --work-dir "$T/work"
+is "$RC/$(echo "$OUT" | json_get - first_new.index)" 0/5 "deb farm: bisects to its culprit"
+
+# Several packages of one version make one build.
+mkfarm --out "$T/multi" --format rpm --builds 3 --culprit 1 --package-name app-extra
+cp "$T/rpms/builds/app-1.0.0-1.noarch.rpm" "$T/rpms/builds/app-1.0.1-1.noarch.rpm" "$T/multi/builds/"
+run "$ARTBISECT" index "$T/multi/builds"
+echo "$OUT" > "$T/multi.json"
+is "$(ids "$T/multi.json")" "1.0.0-1 1.0.1-1 1.0.2-1" "two packages per version: one build each version"
+is "$(json_get "$T/multi.json" builds.0.artifacts.1.name)" app-extra "the build lists both packages"
+
+# Refusals: exit 2 and the reason.
+exit_is 2 "no PATH: exit 2" "$ARTBISECT" index
+exit_is 2 "missing path: exit 2" "$ARTBISECT" index "$T/nope"
+mkdir -p "$T/empty"
+run "$ARTBISECT" index "$T/empty"
+is "$RC" 2 "empty directory: exit 2"
+like "$ERR" "no packages or archives found under $T/empty" "empty directory: says so"
+mkdir -p "$T/garbage"
+echo "not an rpm" > "$T/garbage/x-1.0-1.noarch.rpm"
+run "$ARTBISECT" index "$T/garbage"
+is "$RC" 2 "garbage .rpm: exit 2"
+like "$ERR" "x-1\.0-1\.noarch\.rpm: not an RPM package" "garbage .rpm: names the file"
+mkdir -p "$T/dup"
+cp "$T/tars/builds/b0001.tar.gz" "$T/dup/app-1.tar.gz"
+cp "$T/tars/builds/b0002.tar.gz" "$T/dup/app-1.tgz"
+run "$ARTBISECT" index "$T/dup"
+is "$RC" 2 "two archives with one stem: exit 2"
+like "$ERR" "build 'app-1'" "two archives with one stem: names the id"
+mkdir -p "$T/mixed"
+cp "$T/tars/builds/b0001.tar.gz" "$T/rpms/builds/app-1.0.0-1.noarch.rpm" "$T/mixed/"
+run "$ARTBISECT" index "$T/mixed"
+is "$RC" 2 "packages mixed with archives: exit 2"
+exit_is 2 "--base-url that is no URL: exit 2" "$ARTBISECT" index --base-url /srv "$T/named"
+run "$ARTBISECT" index --output /nonexistent-dir/index.json "$T/named"
+is "$RC" 2 "output in a missing directory: exit 2"
+ok "index --help" "$ARTBISECT" index --help
+
+plan_done
