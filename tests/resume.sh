@@ -53,7 +53,11 @@ head -c 100000 "$T/farm/$first" > "$T/cache/tmp/$sha.part"
 set_faults "{\"$first\": [\"always:norange\"]}"
 run ab --cache-dir "$T/cache" --work-dir "$T/work"
 is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0020 "no range support: found"
-is "$(count_requests "^GET /$first 200 $size")" 1 "no range support: fetched whole once"
+# (The refused first answer may or may not have been sent whole before
+# curl hung up: only the last request is certain.)
+is "$(awk -v p="/$first" '$2==p {last=$3" "$4} END {print last}' "$T/server.log")" "200 $size" \
+	"no range support: fetched whole"
+tap_ok $(( $(count_requests "^GET /$first ") <= 2 ? 0 : 1 )) "no range support: at most two requests"
 set_faults '{}'
 
 # Ctrl-C during a slow download keeps the .part; the next run resumes it.
