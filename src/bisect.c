@@ -176,6 +176,15 @@ static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 			goto out;
 		}
 	}
+	/* Keep the cache under its cap; never evict what this build needs. */
+	if (b->opt.cache_size >= 0) {
+		const char **keep = ab_xcalloc(bd->nartifacts, sizeof *keep);
+
+		for (i = 0; i < bd->nartifacts; i++)
+			keep[i] = bd->artifacts[i].sha256;
+		ab_cache_evict(cache, b->opt.cache_size, keep, bd->nartifacts);
+		free(keep);
+	}
 	/* librpm checks every package's digests (and, with --keyring, its
 	 * signature) before a byte of it is unpacked or installed. */
 	for (i = 0; i < bd->nartifacts; i++) {

@@ -10,6 +10,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "engine.h"
 #include "error.h"
 #include "fetch.h"
@@ -55,6 +56,7 @@ typedef struct ab_bisect_options {
 	int install_rpm;	/* --install rpm: a transaction, not unpacking */
 	int prefetch;		/* download the possible next builds during a probe */
 	int jobs;		/* probes at once (multisection); 1 = plain bisection */
+	int64_t cache_size;	/* bytes the cache may hold; -1 = no cap */
 } ab_bisect_options;
 
 /* What the person answers at a manual step. */

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/file.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cache.h"
@@ -16,6 +18,7 @@ struct ab_cache {
 	char *dir;
 	char *entries;		/* DIR/sha256 */
 	char *tmp;		/* DIR/tmp */
+	char *meta;		/* DIR/meta: the URL each entry came from */
 };
 
 static int ensure_dir(const char *path, ab_error *err)
@@ -35,7 +38,9 @@ ab_cache *ab_cache_open(const char *dir, ab_error *err)
 	c->dir = ab_xstrdup(dir);
 	c->entries = ab_path_join(dir, "sha256");
 	c->tmp = ab_path_join(dir, "tmp");
-	if (ensure_dir(c->entries, err) < 0 || ensure_dir(c->tmp, err) < 0) {
+	c->meta = ab_path_join(dir, "meta");
+	if (ensure_dir(c->entries, err) < 0 || ensure_dir(c->tmp, err) < 0 ||
+	    ensure_dir(c->meta, err) < 0) {
 		ab_cache_close(c);
 		return NULL;
 	}
@@ -49,6 +54,7 @@ void ab_cache_close(ab_cache *c)
 	free(c->dir);
 	free(c->entries);
 	free(c->tmp);
+	free(c->meta);
 	free(c);
 }
 
@@ -140,4 +146,228 @@ int ab_cache_commit(const ab_cache *c, int fd, const char *tmp_path,
 		fsync_dir(c->entries);
 	free(dest);
 	return rc;
+}
+
+void ab_cache_touch(const ab_cache *c, const char *sha256)
+{
+	char *p = ab_cache_entry_path(c, sha256);
+
+	utimensat(AT_FDCWD, p, NULL, 0);	/* both times to now */
+	free(p);
+}
+
+void ab_cache_note_url(const ab_cache *c, const char *sha256, const char *url)
+{
+	char *p = ab_xasprintf("%s/%s", c->meta, sha256);
+	char *tmp = ab_xasprintf("%s.tmp", p);
+	FILE *f = fopen(tmp, "w");
+
+	/* Only a convenience for listings: failures are ignored. */
+	if (f) {
+		int bad = fprintf(f, "%s\n", url) < 0;
+
+		if (fclose(f) != 0 || bad || rename(tmp, p) < 0)
+			unlink(tmp);
+	}
+	free(tmp);
+	free(p);
+}
+
+static int is_hex64(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 64; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[64] == '\0';
+}
+
+static char *read_meta(const ab_cache *c, const char *sha256)
+{
+	char *p = ab_xasprintf("%s/%s", c->meta, sha256), *data = NULL;
+	size_t len;
+	ab_error err = {0};
+
+	if (ab_read_file(p, 8192, &data, &len, &err) == 0) {
+		while (len && (data[len - 1] == '\n' || data[len - 1] == '\r'))
+			data[--len] = '\0';
+	}
+	free(p);
+	return data;
+}
+
+static int by_use(const void *x, const void *y)
+{
+	const ab_cache_entry *a = x, *b = y;
+
+	if (a->used != b->used)
+		return a->used < b->used ? -1 : 1;
+	return strcmp(a->sha256, b->sha256);
+}
+
+int ab_cache_list(const ab_cache *c, ab_cache_entry **out, size_t *n, ab_error *err)
+{
+	DIR *d = opendir(c->entries);
+	struct dirent *de;
+	ab_cache_entry *v = NULL;
+	size_t cnt = 0, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!d) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot read %s: %s"), c->entries, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *p;
+
+		if (!is_hex64(de->d_name))
+			continue;
+		p = ab_path_join(c->entries, de->d_name);
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (cnt == cap) {
+				cap = cap ? 2 * cap : 64;
+				v = ab_xrealloc(v, cap * sizeof *v);
+			}
+			memcpy(v[cnt].sha256, de->d_name, 65);
+			v[cnt].size = (int64_t)st.st_size;
+			v[cnt].used = st.st_mtime;
+			v[cnt].url = read_meta(c, de->d_name);
+			cnt++;
+		}
+		free(p);
+	}
+	closedir(d);
+	if (cnt)
+		qsort(v, cnt, sizeof *v, by_use);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+void ab_cache_entries_free(ab_cache_entry *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].url);
+	free(v);
+}
+
+int64_t ab_cache_partial_bytes(const ab_cache *c)
+{
+	DIR *d = opendir(c->tmp);
+	struct dirent *de;
+	int64_t total = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *p;
+
+		if (de->d_name[0] == '.')
+			continue;
+		p = ab_path_join(c->tmp, de->d_name);
+		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
+			total += (int64_t)st.st_size;
+		free(p);
+	}
+	closedir(d);
+	return total;
+}
+
+static void remove_entry(const ab_cache *c, const char *sha256)
+{
+	char *p = ab_cache_entry_path(c, sha256);
+	char *m = ab_xasprintf("%s/%s", c->meta, sha256);
+
+	unlink(p);
+	unlink(m);
+	free(p);
+	free(m);
+}
+
+int64_t ab_cache_evict(const ab_cache *c, int64_t max, const char *const *keep, size_t nkeep)
+{
+	ab_cache_entry *v;
+	size_t n, i, k;
+	int64_t total = 0, freed = 0;
+	ab_error err = {0};
+
+	if (max < 0 || ab_cache_list(c, &v, &n, &err) < 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		total += v[i].size;
+	for (i = 0; i < n && total > max; i++) {
+		int kept = 0;
+
+		for (k = 0; k < nkeep && !kept; k++)
+			kept = keep[k] && !strcmp(keep[k], v[i].sha256);
+		if (kept)
+			continue;
+		remove_entry(c, v[i].sha256);
+		total -= v[i].size;
+		freed += v[i].size;
+	}
+	ab_cache_entries_free(v, n);
+	return freed;
+}
+
+int64_t ab_cache_clean(const ab_cache *c, time_t older_than)
+{
+	ab_cache_entry *v;
+	size_t n, i;
+	int64_t freed = 0;
+	time_t now = time(NULL);
+	ab_error err = {0};
+	DIR *d;
+	struct dirent *de;
+
+	if (ab_cache_list(c, &v, &n, &err) == 0) {
+		for (i = 0; i < n; i++) {
+			if (older_than > 0 && now - v[i].used < older_than)
+				continue;
+			remove_entry(c, v[i].sha256);
+			freed += v[i].size;
+		}
+		ab_cache_entries_free(v, n);
+	}
+	/* Partial downloads of any age: a later run starts them again. */
+	d = opendir(c->tmp);
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		char *p;
+
+		if (de->d_name[0] == '.')
+			continue;
+		p = ab_path_join(c->tmp, de->d_name);
+		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && unlink(p) == 0)
+			freed += (int64_t)st.st_size;
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	return freed;
+}
+
+int64_t ab_cache_default_cap(const ab_cache *c)
+{
+	struct statvfs vfs;
+	ab_cache_entry *v;
+	size_t n, i;
+	int64_t held = 0, cap;
+	ab_error err = {0};
+
+	if (ab_cache_list(c, &v, &n, &err) == 0) {
+		for (i = 0; i < n; i++)
+			held += v[i].size;
+		ab_cache_entries_free(v, n);
+	}
+	if (statvfs(c->entries, &vfs) < 0)
+		return (int64_t)1 << 32;
+	cap = ((int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize + held) / 4;
+	return cap < ((int64_t)256 << 20) ? (int64_t)256 << 20 : cap;
 }

@@ -9,6 +9,9 @@
 #define AB_CACHE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 #include "error.h"
 
 typedef struct ab_cache ab_cache;
@@ -35,5 +38,38 @@ int ab_cache_part_open(const ab_cache *c, const char *sha256, char **part_path,
  * directory. Closes fd. -1 with err on failure (the temp file is removed). */
 int ab_cache_commit(const ab_cache *c, int fd, const char *tmp_path,
 		    const char *sha256, ab_error *err);
+
+/* Marks an entry as just used (its mtime), for least-recently-used
+ * eviction. */
+void ab_cache_touch(const ab_cache *c, const char *sha256);
+/* Remembers where an entry came from (DIR/meta/<hex>), for listings. */
+void ab_cache_note_url(const ab_cache *c, const char *sha256, const char *url);
+
+typedef struct ab_cache_entry {
+	char sha256[65];
+	int64_t size;
+	time_t used;		/* last use */
+	char *url;		/* where it came from, or NULL */
+} ab_cache_entry;
+
+/* Every verified entry, least recently used first. Free with
+ * ab_cache_entries_free. -1 with err when the directory cannot be read. */
+int ab_cache_list(const ab_cache *c, ab_cache_entry **out, size_t *n, ab_error *err);
+void ab_cache_entries_free(ab_cache_entry *v, size_t n);
+/* Bytes held by entries, and by partial downloads. */
+int64_t ab_cache_partial_bytes(const ab_cache *c);
+
+/* Removes least recently used entries until the cache holds at most max
+ * bytes, never one whose digest is in keep[0..nkeep). Returns the bytes
+ * freed. */
+int64_t ab_cache_evict(const ab_cache *c, int64_t max, const char *const *keep, size_t nkeep);
+
+/* Removes every entry (older_than 0) or those not used for older_than
+ * seconds, and partial downloads; returns the bytes freed. */
+int64_t ab_cache_clean(const ab_cache *c, time_t older_than);
+
+/* The default cap: a quarter of what the cache's file system could give
+ * it (free space plus what the cache holds), at least 256 MiB. */
+int64_t ab_cache_default_cap(const ab_cache *c);
 
 #endif

@@ -199,6 +199,8 @@ int ab_cmd_bisect(const ab_cli *cli)
 		goto fail;
 	}
 
+	b->opt.cache_size = cli->cache_size > 0 ? (int64_t)cli->cache_size : ab_cache_default_cap(cache);
+
 	memset(&cb, 0, sizeof cb);
 	cb.ud = &prog;
 	cb.choose = ab_progress_choose;

@@ -29,6 +29,7 @@ typedef struct ab_cli {
 	size_t nkeyrings;
 	const char *package;	/* --package: --index is a yum repository */
 	int install_rpm;	/* --install rpm */
+	long long cache_size;	/* --cache-size in bytes; 0 = the default */
 } ab_cli;
 
 int ab_cmd_bisect(const ab_cli *cli);

@@ -343,6 +343,7 @@ static int finish_file(xfer *x, ab_cache *cache, const ab_fetch_options *opt, ab
 	x->fd = -1;
 	free(x->tmp_path);
 	x->tmp_path = NULL;
+	ab_cache_note_url(cache, it->sha256, it->url);
 	it->status = AB_FETCH_OK;
 	it->path = ab_cache_entry_path(cache, it->sha256);
 	x->state = XFER_DONE;
@@ -546,6 +547,7 @@ int ab_fetch_artifacts(ab_cache *cache, const ab_fetch_options *opt,
 		it->from_cache = 0;
 		/* A cache entry exists only once verified: trust it. */
 		if (ab_cache_has(cache, it->sha256)) {
+			ab_cache_touch(cache, it->sha256);
 			it->status = AB_FETCH_OK;
 			it->path = ab_cache_entry_path(cache, it->sha256);
 			it->from_cache = 1;

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd_bisect.h"
+#include "cmd_cache.h"
 #include "cmd_index.h"
+#include "util.h"
 #include "error.h"
 #include "i18n.h"
 #include "progress.h"
@@ -14,7 +16,7 @@ enum {
 	OPT_INDEX = 256, OPT_GOOD, OPT_BAD, OPT_PROBE, OPT_TIMEOUT, OPT_TIMEOUT_VERDICT,
 	OPT_FIND_FIX, OPT_JSON, OPT_JOBS, OPT_CACHE_DIR, OPT_WORK_DIR, OPT_NO_PREFETCH,
 	OPT_KEEP_ROOTS, OPT_CACERT, OPT_NET_TIMEOUT, OPT_REPORT, OPT_QUIET, OPT_HELP,
-	OPT_VERSION, OPT_KEYRING, OPT_PACKAGE, OPT_INSTALL,
+	OPT_VERSION, OPT_KEYRING, OPT_PACKAGE, OPT_INSTALL, OPT_CACHE_SIZE,
 };
 
 static const struct option options[] = {
@@ -40,6 +42,7 @@ static const struct option options[] = {
 	{ "keyring", required_argument, NULL, OPT_KEYRING },
 	{ "package", required_argument, NULL, OPT_PACKAGE },
 	{ "install", required_argument, NULL, OPT_INSTALL },
+	{ "cache-size", required_argument, NULL, OPT_CACHE_SIZE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -63,6 +66,8 @@ static void usage(FILE *out)
 		"  --jobs N                builds probed at once (default 1)\n"
 		"  --cache-dir DIR         verified downloads (default $XDG_CACHE_HOME/artbisect)\n"
 		"  --work-dir DIR          scratch roots (default $XDG_STATE_HOME/artbisect)\n"
+		"  --cache-size SIZE       cap the cache (K, M, G suffixes; default a quarter\n"
+		"                          of the space its file system could give it)\n"
 		"  --keep-roots            keep each build's scratch root after its verdict\n"
 		"  --no-prefetch           no background downloads\n"
 		"  --keyring FILE          RPMs must be signed by a key in FILE (repeatable)\n"
@@ -79,7 +84,9 @@ static void usage(FILE *out)
 		"\n"
 		"Other commands:\n"
 		"  artbisect index [--output FILE] [--name TEXT] [--base-url URL] PATH...\n"
-		"                          write an index for the packages and archives in PATHs\n"), out);
+		"                          write an index for the packages and archives in PATHs\n"
+		"  artbisect cache list|clean [--cache-dir DIR] [--older-than DAYS]\n"
+		"                          show or empty the download cache\n"), out);
 }
 
 static int parse_seconds(const char *opt, const char *arg, double *out)
@@ -106,6 +113,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "index"))
 		return ab_cmd_index(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "cache"))
+		return ab_cmd_cache(argc - 1, argv + 1);
 
 	memset(&cli, 0, sizeof cli);
 	cli.jobs = 1;
@@ -158,6 +167,12 @@ int main(int argc, char **argv)
 			cli.keyrings[cli.nkeyrings++] = optarg;
 			break;
 		case OPT_PACKAGE: cli.package = optarg; break;
+		case OPT_CACHE_SIZE:
+			if (ab_parse_size(optarg, &cli.cache_size) < 0 || cli.cache_size <= 0) {
+				ab_message(_("--cache-size: expected a size such as 500M or 20G, got '%s'"), optarg);
+				return AB_EXIT_USAGE;
+			}
+			break;
 		case OPT_INSTALL:
 			if (strcmp(optarg, "rpm")) {
 				ab_message(_("--install: expected 'rpm', got '%s'"), optarg);

@@ -259,3 +259,48 @@ char *ab_safe_name(const char *s)
 		p[0] = '_';
 	return p;
 }
+
+int ab_parse_size(const char *s, long long *out)
+{
+	char *end;
+	double v;
+	long long mult = 1;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	v = strtod(s, &end);
+	if (end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': mult = 1LL << 10; end++; break;
+	case 'm': case 'M': mult = 1LL << 20; end++; break;
+	case 'g': case 'G': mult = 1LL << 30; end++; break;
+	case 't': case 'T': mult = 1LL << 40; end++; break;
+	default: break;
+	}
+	if (*end == 'i' || *end == 'I')
+		end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end || !(v >= 0) || v * (double)mult > 9.2e18)
+		return -1;
+	*out = (long long)(v * (double)mult);
+	return 0;
+}
+
+const char *ab_format_size(long long n, char buf[32])
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)n;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, 32, "%lld B", n);
+	else
+		snprintf(buf, 32, "%.1f %s", v, units[u]);
+	return buf;
+}

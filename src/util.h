@@ -36,6 +36,11 @@ int ab_remove_tree(const char *path);
 int ab_read_file(const char *path, size_t max, char **data, size_t *len, ab_error *err);
 /* Monotonic seconds. */
 double ab_now(void);
+/* "500M", "20G", "1048576" -> bytes (K, M, G, T are powers of 1024).
+ * 0, or -1 when s is not a size. */
+int ab_parse_size(const char *s, long long *out);
+/* "1.5 MiB" for a byte count, into buf. */
+const char *ab_format_size(long long n, char buf[32]);
 /* A file-name-safe copy of s (anything but [A-Za-z0-9._+-] becomes '_'). */
 char *ab_safe_name(const char *s);
 

@@ -1,0 +1,58 @@
+#!/bin/bash
+# The download cache: a size cap with least-recently-used eviction that
+# never evicts the build being tested, and `artbisect cache list|clean`.
+set -u
+. "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
+
+mkfarm --out "$T/farm" --builds 32 --culprit 20 --artifact-size 100000
+start_server "$T/farm"
+size=$(stat -c %s "$T/farm/builds/b0015.tar.gz")
+ab() { "$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app --json --no-prefetch \
+	--cache-dir "$T/cache" --work-dir "$T/work" "$@"; }
+cached_bytes() { find "$T/cache/sha256" -type f -printf '%s\n' | awk '{s+=$1} END {print s+0}'; }
+
+# A cap of about two artifacts: the bisection still works, the cache
+# stays under the cap plus the build in use, and the last build tested
+# is still there.
+run ab --cache-size $((2 * size + size / 2))
+echo "$OUT" > "$T/capped.json"
+is "$RC/$(json_get "$T/capped.json" first_new.id)" 0/b0020 "--cache-size: found"
+used=$(cached_bytes)
+tap_ok $(( used <= 3 * size ? 0 : 1 )) "--cache-size: the cache holds at most the cap and one build ($used bytes)"
+last=$("$PYTHON3" -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"][-1]["id"])' "$T/capped.json")
+sha=$("$PYTHON3" -c 'import json,sys; i=json.load(open(sys.argv[1])); print([b for b in i["builds"] if b["id"]==sys.argv[2]][0]["artifacts"][0]["sha256"])' "$T/farm/index.json" "$last")
+ok "--cache-size: the last build tested ($last) is still cached" test -f "$T/cache/sha256/$sha"
+
+# Listing: digest, size, last use, where it came from.
+run "$ARTBISECT" cache list --cache-dir "$T/cache"
+is "$RC" 0 "cache list: exit 0"
+like "$OUT" "^${sha:0:12} .*$BASE/builds/$last\.tar\.gz" "cache list names the URL of an entry"
+like "$OUT" "entries?, .* in $T/cache" "cache list ends with the total"
+
+# Without a cap worth speaking of, a second run downloads nothing.
+rm -rf "$T/cache"
+run ab --cache-size 1G
+reset_log
+run ab --cache-size 1G
+is "$(count_requests '^GET /builds/')" 0 "a second run with room in the cache downloads nothing"
+
+# clean --older-than keeps what was used recently; clean empties it all,
+# partial downloads included.
+echo partial > "$T/cache/tmp/$(printf '%064d' 0).part"
+run "$ARTBISECT" cache clean --cache-dir "$T/cache" --older-than 1
+is "$RC" 0 "cache clean --older-than: exit 0"
+tap_ok $(( $(ls "$T/cache/sha256" | grep -c .) > 0 ? 0 : 1 )) "cache clean --older-than 1: recent entries stay"
+is "$(ls "$T/cache/tmp" | grep -c .)" 0 "cache clean: partial downloads go"
+touch -d '3 days ago' "$T/cache/sha256/"*
+run "$ARTBISECT" cache clean --cache-dir "$T/cache" --older-than 2
+is "$(ls "$T/cache/sha256" | grep -c .)" 0 "cache clean --older-than 2: entries unused for 3 days go"
+run ab
+run "$ARTBISECT" cache clean --cache-dir "$T/cache"
+like "$OUT" "^freed .* in $T/cache" "cache clean says what it freed"
+is "$(ls "$T/cache/sha256" | grep -c .)" 0 "cache clean: every entry goes"
+
+exit_is 2 "--cache-size nonsense: exit 2" ab --cache-size lots
+exit_is 2 "cache without an action: exit 2" "$ARTBISECT" cache
+ok "cache --help" "$ARTBISECT" cache --help
+
+plan_done
