@@ -155,6 +155,7 @@ static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 	*reason = NULL;
 	for (i = 0; i < bd->nartifacts; i++) {
 		items[i].url = bd->artifacts[i].url;
+		items[i].mirrors = ab_index_mirror_urls(b->index, &bd->artifacts[i], &items[i].nmirrors);
 		items[i].sha256 = bd->artifacts[i].sha256;
 		items[i].size = bd->artifacts[i].size;
 	}
@@ -269,6 +270,7 @@ out:
 	for (i = 0; i < bd->nartifacts; i++) {
 		free(items[i].path);
 		free(items[i].reason);
+		ab_index_urls_free((char **)items[i].mirrors, items[i].nmirrors);
 	}
 	free(items);
 	return rc;
@@ -407,7 +409,7 @@ static int multisect_round(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 		/* All downloads of the round in parallel. */
 		ab_prefetch_keep(b->prefetch, picks, k);
 		for (i = 0; i < k; i++)
-			ab_prefetch_start(b->prefetch, picks[i], &b->index->builds[picks[i]]);
+			ab_prefetch_start(b->prefetch, picks[i], b->index, &b->index->builds[picks[i]]);
 	}
 	jobs = ab_xcalloc(k, sizeof *jobs);
 	for (i = 0; i < k && ret == 0; i++) {
@@ -531,7 +533,7 @@ static void prefetch_next(ab_bisect *b, size_t idx)
 		next = ab_engine_next(e);
 		ab_engine_free(e);
 		if (next != (size_t)-1)
-			ab_prefetch_start(b->prefetch, next, &b->index->builds[next]);
+			ab_prefetch_start(b->prefetch, next, b->index, &b->index->builds[next]);
 	}
 }
 

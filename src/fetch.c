@@ -45,6 +45,7 @@ typedef struct xfer {
 	int keep;		/* the next start resumes after what we have */
 	int part;		/* tmp_path is DIR/tmp/<hex>.part: kept when cancelled */
 	int restarted;		/* the server refused a range once */
+	size_t mirror;		/* mirrors of the item tried so far */
 	const ab_fetch_callbacks *cb;
 } xfer;
 
@@ -270,6 +271,27 @@ static void sink_discard(xfer *x)
 
 static void give_up(xfer *x, char *reason)
 {
+	/* A failed host is not the end: the next mirror may have the file. */
+	if (x->item && x->mirror < x->item->nmirrors) {
+		const char *next = x->item->mirrors[x->mirror++];
+
+		notice(x->cb, _("%s: %s; trying the mirror %s"), x->url, reason, next);
+		free(reason);
+		x->url = next;
+		x->tries = 0;
+		x->mismatches = 0;
+		x->restarted = 0;
+		x->keep = 0;
+		x->received = 0;
+		if (x->hash) {
+			char junk[65];
+			ab_sha256_final(x->hash, junk);
+			x->hash = NULL;
+		}
+		x->state = XFER_WAITING;
+		x->not_before = ab_now();
+		return;
+	}
 	x->state = XFER_DONE;
 	if (x->item) {
 		x->item->status = AB_FETCH_UNAVAILABLE;

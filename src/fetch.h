@@ -41,6 +41,8 @@ typedef enum ab_fetch_status {
 
 typedef struct ab_fetch_item {
 	const char *url;	/* in */
+	char *const *mirrors;	/* in: other URLs of the same file, tried in turn */
+	size_t nmirrors;
 	const char *sha256;	/* in */
 	int64_t size;		/* in, -1 when unknown */
 	ab_fetch_status status;	/* out */

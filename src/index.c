@@ -1090,6 +1090,46 @@ static int read_index(struct parser *P, json_t *root)
 		P->at = AT_TOP;
 	}
 
+	/* Mirrors: other base directories holding the same files. */
+	if ((v = json_object_get(root, "mirrors"))) {
+		size_t m;
+
+		if (!json_is_array(v))
+			return type_error(P, "mirrors", v, _("an array of URLs"));
+		idx->nmirrors = json_array_size(v);
+		idx->mirrors = ab_xcalloc(idx->nmirrors ? idx->nmirrors : 1, sizeof *idx->mirrors);
+		for (m = 0; m < idx->nmirrors; m++) {
+			const json_t *e = json_array_get(v, m);
+			char key[32], why[1024], *url = NULL, *fname = NULL;
+			const char *ms;
+			size_t ml;
+			int named;
+
+			snprintf(key, sizeof key, "mirrors[%zu]", m);
+			if (!json_is_string(e))
+				return type_error(P, key, e, _("a URL string"));
+			ms = json_string_value(e);
+			ml = json_string_length(e);
+			if (!ml || memchr(ms, '\0', ml))
+				return fail(P, key, _("expected a URL"));
+			if (ms[ml - 1] == '/') {
+				if (url_resolve(&P->ub, ms, ml, &url, &fname, &named, why, sizeof why) < 0)
+					return fail(P, key, "%s", why);
+				idx->mirrors[m] = url;
+			} else {
+				/* A base directory, whether or not it ends in '/'. */
+				char *withslash = ab_xasprintf("%.*s/", (int)ml, ms);
+				int rr = url_resolve(&P->ub, withslash, ml + 1, &url, &fname, &named, why, sizeof why);
+
+				free(withslash);
+				if (rr < 0)
+					return fail(P, key, "%s", why);
+				idx->mirrors[m] = url;
+			}
+			free(fname);
+		}
+	}
+
 	builds = json_object_get(root, "builds");
 	if (!builds)
 		return fail(P, "builds", _("missing"));
@@ -1205,8 +1245,33 @@ void ab_index_free(ab_index *idx)
 	free(idx->vcs_type);
 	free(idx->vcs_url);
 	free(idx->compare_url);
+	free(idx->base_dir);
+	ab_index_urls_free(idx->mirrors, idx->nmirrors);
 	lookup_free(idx->lookup);
 	free(idx);
+}
+
+char **ab_index_mirror_urls(const ab_index *idx, const ab_artifact *a, size_t *n)
+{
+	size_t bl = idx->base_dir ? strlen(idx->base_dir) : 0, m;
+	char **v;
+
+	*n = 0;
+	if (!idx->nmirrors || !bl || strncmp(a->url, idx->base_dir, bl))
+		return NULL;
+	v = ab_xcalloc(idx->nmirrors, sizeof *v);
+	for (m = 0; m < idx->nmirrors; m++)
+		v[(*n)++] = ab_xasprintf("%s%s", idx->mirrors[m], a->url + bl);
+	return v;
+}
+
+void ab_index_urls_free(char **urls, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && urls; i++)
+		free(urls[i]);
+	free(urls);
 }
 
 ab_index *ab_index_parse(const char *data, size_t len, const char *source_url, ab_error *err)
@@ -1237,6 +1302,7 @@ ab_index *ab_index_parse(const char *data, size_t len, const char *source_url, a
 			     idx->label, source_url ? source_url : "", why ? why : _("none given"));
 		goto out;
 	}
+	idx->base_dir = ab_xstrdup(P.ub.dir);
 	if (len >= 3 && !memcmp(data, "\xef\xbb\xbf", 3)) {
 		data += 3;
 		len -= 3;

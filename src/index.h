@@ -47,6 +47,9 @@ typedef struct ab_index {
 	char *label;		/* the name used in messages, e.g. index.json */
 	char *name, *project, *arch;
 	char *vcs_type, *vcs_url, *compare_url;
+	char *base_dir;		/* the directory relative artifact URLs resolve in */
+	char **mirrors;		/* "mirrors": other base directories, tried in turn */
+	size_t nmirrors;
 	size_t nbuilds;
 	ab_build *builds;
 	struct ab_index_lookup *lookup;	/* private: id hash and commit order */
@@ -76,6 +79,12 @@ ssize_t ab_index_find(const ab_index *idx, const char *name, ab_error *err);
 /* compare_url with {old} and {new} replaced by the builds' commits (or
  * ids); NULL when the index has no compare_url. Caller frees. */
 char *ab_index_compare_url(const ab_index *idx, size_t old_pos, size_t new_pos);
+
+/* The other places an artifact can be fetched from: for an artifact under
+ * the index's directory, the same path under each mirror. *n of them
+ * (0 when none), in the index's order; free with ab_index_urls_free. */
+char **ab_index_mirror_urls(const ab_index *idx, const ab_artifact *a, size_t *n);
+void ab_index_urls_free(char **urls, size_t n);
 
 const char *ab_artifact_type_name(ab_artifact_type t);
 

@@ -56,6 +56,7 @@ static void free_worker(worker *w)
 	size_t i;
 
 	for (i = 0; i < w->n; i++) {
+		ab_index_urls_free((char **)w->items[i].mirrors, w->items[i].nmirrors);
 		free(w->items[i].path);
 		free(w->items[i].reason);
 		free(w->urls[i]);
@@ -91,7 +92,7 @@ void ab_prefetch_free(ab_prefetch *p)
 	free(p);
 }
 
-void ab_prefetch_start(ab_prefetch *p, size_t key, const ab_build *bd)
+void ab_prefetch_start(ab_prefetch *p, size_t key, const ab_index *idx, const ab_build *bd)
 {
 	worker *w;
 	size_t i, slot = MAX_WORKERS, missing = 0;
@@ -124,6 +125,7 @@ void ab_prefetch_start(ab_prefetch *p, size_t key, const ab_build *bd)
 		w->urls[i] = ab_xstrdup(bd->artifacts[i].url);
 		w->shas[i] = ab_xstrdup(bd->artifacts[i].sha256);
 		w->items[i].url = w->urls[i];
+		w->items[i].mirrors = ab_index_mirror_urls(idx, &bd->artifacts[i], &w->items[i].nmirrors);
 		w->items[i].sha256 = w->shas[i];
 		w->items[i].size = bd->artifacts[i].size;
 	}

@@ -23,7 +23,7 @@ void ab_prefetch_free(ab_prefetch *p);
 
 /* Starts fetching build key's artifacts, unless it is already being
  * fetched or everything is in the cache. */
-void ab_prefetch_start(ab_prefetch *p, size_t key, const ab_build *bd);
+void ab_prefetch_start(ab_prefetch *p, size_t key, const ab_index *idx, const ab_build *bd);
 
 /* Cancels every worker whose build is not among keys[0..n). */
 void ab_prefetch_keep(ab_prefetch *p, const size_t *keys, size_t n);
