@@ -17,10 +17,10 @@ void ab_progress_init(ab_progress *p, int quiet)
 
 void ab_progress_flush(ab_progress *p)
 {
-	if (p->line_open) {
-		fputs("\r\033[K", stderr);
-		p->line_open = 0;
-	}
+	/* Up over the lines drawn, and clear to the end of the screen. */
+	if (p->lines > 0)
+		fprintf(stderr, "\r\033[%dA\033[J", p->lines);
+	p->lines = 0;
 }
 
 void ab_message(const char *fmt, ...)
@@ -77,25 +77,110 @@ static void human_size(char *buf, size_t n, int64_t bytes)
 		snprintf(buf, n, "%lld B", (long long)bytes);
 }
 
+/* The slot of transfer name, taking a free or stale one when new. */
+static ab_progress_xfer *slot_of(ab_progress *p, const char *name, double tnow)
+{
+	ab_progress_xfer *free_slot = NULL, *oldest = &p->x[0];
+	size_t i;
+
+	for (i = 0; i < AB_PROGRESS_SLOTS; i++) {
+		ab_progress_xfer *x = &p->x[i];
+
+		if (x->name[0] && !strcmp(x->name, name))
+			return x;
+		if (!x->name[0] && !free_slot)
+			free_slot = x;
+		if (x->last_seen < oldest->last_seen)
+			oldest = x;
+	}
+	if (!free_slot)
+		free_slot = oldest;
+	memset(free_slot, 0, sizeof *free_slot);
+	snprintf(free_slot->name, sizeof free_slot->name, "%s", name);
+	free_slot->last_seen = tnow;
+	return free_slot;
+}
+
+static void draw(ab_progress *p, double tnow)
+{
+	int64_t now = 0, total = 0;
+	int known = 1, active = 0;
+	char a[32], t[32], r[32];
+	size_t i;
+
+	ab_progress_flush(p);
+	for (i = 0; i < AB_PROGRESS_SLOTS; i++) {
+		ab_progress_xfer *x = &p->x[i];
+
+		if (!x->name[0])
+			continue;
+		/* Finished or silent for long: off the screen. */
+		if ((x->total >= 0 && x->now >= x->total) || tnow - x->last_seen > 5) {
+			x->name[0] = '\0';
+			continue;
+		}
+		active++;
+		now += x->now;
+		if (x->total >= 0)
+			total += x->total;
+		else
+			known = 0;
+		human_size(a, sizeof a, x->now);
+		if (x->total > 0) {
+			human_size(t, sizeof t, x->total);
+			fprintf(stderr, "  %-40.40s %10s / %-10s %3d%%\n", x->name, a, t,
+				(int)(100 * x->now / x->total));
+		} else {
+			fprintf(stderr, "  %-40.40s %10s\n", x->name, a);
+		}
+		p->lines++;
+	}
+	if (active > 0) {
+		human_size(a, sizeof a, now);
+		human_size(r, sizeof r, (int64_t)p->rate);
+		if (known && total > 0) {
+			human_size(t, sizeof t, total);
+			if (p->rate > 0)
+				fprintf(stderr, _("  %d downloading: %s / %s at %s/s, %.0f s left\n"), active,
+					a, t, r, (double)(total - now) / p->rate);
+			else
+				fprintf(stderr, _("  %d downloading: %s / %s\n"), active, a, t);
+		} else {
+			fprintf(stderr, _("  %d downloading: %s at %s/s\n"), active, a, r);
+		}
+		p->lines++;
+	}
+}
+
 void ab_progress_download(void *ud, const char *url, int64_t now, int64_t total)
 {
 	ab_progress *p = ud;
 	const char *name = strrchr(url, '/');
-	char a[32], t[32];
+	ab_progress_xfer *x;
 	double tnow;
 
 	if (!p->tty || p->quiet)
 		return;
 	tnow = ab_now();
+	x = slot_of(p, name ? name + 1 : url, tnow);
+	if (now > x->now)
+		p->win_bytes += now - x->now;
+	x->now = now;
+	x->total = total;
+	x->last_seen = tnow;
+	if (p->win_start == 0)
+		p->win_start = tnow;
+	if (tnow - p->win_start >= 1.0) {
+		double inst = (double)p->win_bytes / (tnow - p->win_start);
+
+		p->rate = p->rate > 0 ? 0.6 * inst + 0.4 * p->rate : inst;
+		p->win_start = tnow;
+		p->win_bytes = 0;
+	}
 	if (tnow - p->last_draw < 0.1 && (total < 0 || now < total))
 		return;
 	p->last_draw = tnow;
-	human_size(a, sizeof a, now);
-	if (total >= 0)
-		human_size(t, sizeof t, total);
-	fprintf(stderr, "\r\033[K  %s %s %s%s%s", _("downloading"), name ? name + 1 : url, a,
-		total >= 0 ? " / " : "", total >= 0 ? t : "");
-	p->line_open = 1;
+	draw(p, tnow);
 }
 
 void ab_progress_notice(void *ud, const char *msg)

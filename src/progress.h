@@ -1,19 +1,34 @@
 /* progress.h - what a run shows on standard error while it works.
  *
- * Owns the step lines ("testing build X"), verdict lines and the
- * download progress line, redrawn in place only when standard error is
- * a terminal. Part of the front end: the only place that prints them.
+ * Owns the step lines ("testing build X"), verdict lines and, only when
+ * standard error is a terminal, the downloads: one line per active
+ * transfer and an overall line (bytes, rate, time left), redrawn in
+ * place as pacman and curl do. Part of the front end: the only place that prints them.
  */
 #ifndef AB_PROGRESS_H
 #define AB_PROGRESS_H
 
 #include "bisect.h"
 
+#define AB_PROGRESS_SLOTS 8
+
+/* One transfer on the screen. */
+typedef struct ab_progress_xfer {
+	char name[64];		/* the URL's last segment */
+	int64_t now, total;	/* total -1 when unknown */
+	double last_seen;
+} ab_progress_xfer;
+
 typedef struct ab_progress {
 	int tty;		/* standard error is a terminal */
 	int quiet;
-	int line_open;		/* a progress line waits to be cleared */
+	int lines;		/* lines drawn below the last message, to redraw */
 	double last_draw;
+	ab_progress_xfer x[AB_PROGRESS_SLOTS];
+	/* The overall rate, over a sliding window of a few seconds. */
+	double win_start;
+	int64_t win_bytes, done_bytes;
+	double rate;
 } ab_progress;
 
 void ab_progress_init(ab_progress *p, int quiet);
