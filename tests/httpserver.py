@@ -39,6 +39,8 @@ Fault kinds:
   norange   the Range header is ignored: 200 and the whole file
 
 --rate BYTES_PER_SEC: every response body is sent no faster than that.
+--total-rate BYTES_PER_SEC: all response bodies together are sent no
+faster than that (a shared link, for benchmarks).
 
 Stops cleanly on SIGTERM or SIGINT. Prints nothing but errors (stderr).
 """
@@ -348,6 +350,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 data = transform(start + self._sent, data)
             if self._sent + len(data) >= to_send:
                 self._log(status, to_send)
+            if self.server.opts.total_rate:
+                self._sleep(self.server.link.take(len(data)))
             self.wfile.write(data)
             self._sent += len(data)
             if rate:
@@ -361,6 +365,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
         elif fault == "truncate" or self._sent < to_send:
             self.close_connection = True
+
+
+class Link:
+    """A shared link of a fixed rate: take(n) says how long to wait before
+    sending n bytes so that all senders together stay under the rate."""
+
+    def __init__(self, rate):
+        self.rate = rate
+        self.lock = threading.Lock()
+        self.free_at = 0.0
+
+    def take(self, n):
+        if not self.rate:
+            return 0.0
+        with self.lock:
+            now = time.monotonic()
+            start = max(self.free_at, now)
+            self.free_at = start + n / self.rate
+            return max(0.0, start - now)
 
 
 def make_corrupter(lo, hi):
@@ -422,6 +445,7 @@ def main():
     ap.add_argument("--faults")
     ap.add_argument("--log")
     ap.add_argument("--rate", type=int, default=0, help="bytes per second per response")
+    ap.add_argument("--total-rate", type=int, default=0, help="bytes per second for all responses")
     opts = ap.parse_args()
 
     root = os.path.realpath(opts.root)
@@ -443,6 +467,7 @@ def main():
     server.root = root
     server.faults = Faults(os.path.abspath(opts.faults) if opts.faults else None)
     server.log_lock = threading.Lock()
+    server.link = Link(opts.total_rate)
     server.stopping = threading.Event()
 
     stop = threading.Event()
