@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,10 @@
 #include "util.h"
 
 enum xfer_state { XFER_WAITING, XFER_RUNNING, XFER_DONE };
+
+#define WRITEBACK_STEP ((int64_t)8 << 20)
+#define WBUF_SIZE ((size_t)1 << 20)
+
 
 typedef struct xfer {
 	ab_fetch_item *item;	/* NULL for a memory transfer */
@@ -41,6 +46,9 @@ typedef struct xfer {
 	int too_big;
 	int gave_up;		/* memory transfer failed; errbuf says why */
 	int64_t received;
+	int64_t synced;		/* bytes handed to writeback so far */
+	char *wbuf;		/* body bytes not yet written: fewer, larger writes */
+	size_t wlen;
 	int64_t resume_from;	/* bytes the current request starts after */
 	int keep;		/* the next start resumes after what we have */
 	int part;		/* tmp_path is DIR/tmp/<hex>.part: kept when cancelled */
@@ -48,6 +56,34 @@ typedef struct xfer {
 	size_t mirror;		/* mirrors of the item tried so far */
 	const ab_fetch_callbacks *cb;
 } xfer;
+
+static int write_out(xfer *x, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(x->fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			x->write_errno = errno;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Writes out what the buffer holds; -1 with x->write_errno. */
+static int wflush(xfer *x)
+{
+	int rc = 0;
+
+	if (x->wlen && x->fd >= 0)
+		rc = write_out(x, x->wbuf, x->wlen);
+	x->wlen = 0;
+	return rc;
+}
 
 void ab_fetch_global_init(void)
 {
@@ -102,18 +138,30 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud)
 		x->too_big = 1;
 		return 0;
 	}
-	while (off < n) {
-		ssize_t w = write(x->fd, ptr + off, n - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			x->write_errno = errno;
+	(void)off;
+	if (!x->wbuf)
+		x->wbuf = ab_xmalloc(WBUF_SIZE);
+	if (x->wlen + n > WBUF_SIZE && wflush(x) < 0)
+		return 0;
+	if (n >= WBUF_SIZE) {
+		if (write_out(x, ptr, n) < 0)
 			return 0;
-		}
-		off += (size_t)w;
+	} else {
+		memcpy(x->wbuf + x->wlen, ptr, n);
+		x->wlen += n;
 	}
 	ab_sha256_update(x->hash, ptr, n);
 	x->received += (int64_t)n;
+	/* Start writing back every few MB, so that the fsync before the
+	 * rename finds little left to do. */
+	if (x->synced > x->received)
+		x->synced = 0;	/* the sink started over */
+	if (x->received - (int64_t)x->wlen - x->synced >= WRITEBACK_STEP) {
+		int64_t written = x->received - (int64_t)x->wlen;
+
+		sync_file_range(x->fd, x->synced, written - x->synced, SYNC_FILE_RANGE_WRITE);
+		x->synced = written;
+	}
 	return n;
 }
 
@@ -152,6 +200,7 @@ static CURL *make_easy(xfer *x, const ab_fetch_options *opt)
 	curl_easy_setopt(h, CURLOPT_USERAGENT, PACKAGE_NAME "/" PACKAGE_VERSION);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L * 1024);	/* fewer, larger writes */
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
@@ -228,6 +277,7 @@ static int sink_reset(xfer *x, ab_cache *cache, ab_error *err)
 		return 0;
 	}
 	x->keep = 0;
+	x->wlen = 0;
 	if (x->hash) {
 		char junk[65];
 		ab_sha256_final(x->hash, junk);
@@ -252,9 +302,12 @@ static void sink_close(xfer *x, int keep_part)
 		x->hash = NULL;
 	}
 	if (x->fd >= 0) {
+		if (keep_part && x->part)
+			wflush(x);
 		close(x->fd);
 		x->fd = -1;
 	}
+	x->wlen = 0;
 	if (x->tmp_path) {
 		if (!(keep_part && x->part))
 			unlink(x->tmp_path);
@@ -385,6 +438,8 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 	char why[CURL_ERROR_SIZE + 64];
 
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
+	if (!x->mem)
+		wflush(x);	/* the file now holds every byte counted */
 	if (x->write_errno) {
 		if (is_fatal_errno(x->write_errno)) {
 			ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"),
@@ -464,12 +519,16 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 
 static void xfer_cleanup(xfer *x)
 {
+	if (x->fd >= 0 && x->part && x->state != XFER_DONE)
+		wflush(x);
 	/* Interrupted: a .part file stays for the next run to resume. */
 	sink_close(x, x->state != XFER_DONE);
 	if (x->easy) {
 		curl_easy_cleanup(x->easy);
 		x->easy = NULL;
 	}
+	free(x->wbuf);
+	x->wbuf = NULL;
 }
 
 /* Runs transfers until each is DONE. -1 with err for local failures. */

@@ -62,14 +62,14 @@ set_faults '{}'
 
 # Ctrl-C during a slow download keeps the .part; the next run resumes it.
 fresh
-start_server "$T/farm" --rate 100000
+start_server "$T/farm" --rate 50000
 # Started directly (not through the function) so that $! is artbisect.
 "$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app --json --no-prefetch \
 	--cache-dir "$T/cache" --work-dir "$T/work" > /dev/null 2>&1 &
 pid=$!
 i=0
-while [ "$i" -lt 100 ] && ! [ -s "$T/cache/tmp/$sha.part" ]; do sleep 0.1; i=$((i + 1)); done
-sleep 0.5
+while [ "$i" -lt 100 ] && ! [ -e "$T/cache/tmp/$sha.part" ]; do sleep 0.1; i=$((i + 1)); done
+sleep 1.5
 kill -INT "$pid"
 wait "$pid"
 is "$?" 4 "Ctrl-C during a download: exit 4"
