@@ -818,6 +818,12 @@ struct parser {
 	/* The object being read, for messages: spelt out only on failure. */
 	enum { AT_TOP, AT_VCS, AT_BUILD, AT_ARTIFACT } at;
 	size_t build, art;
+	/* The builds array, read one build at a time (see load_top). */
+	const char *doc;	/* the whole document, after any BOM */
+	size_t doclen;
+	int bom;
+	size_t builds_at;	/* offset of its '[', or 0 when not streamed */
+	size_t builds_count;
 };
 
 /* Refuses the index, naming the place: P->at, then key (may be NULL).
@@ -1048,6 +1054,215 @@ static int read_build(struct parser *P, const json_t *o, size_t pos)
 	return 0;
 }
 
+/* ---------------------------------------------------------------------
+ * Streaming: jansson would build the whole document (8 times its size
+ * for a big index) before a single build is checked. Instead the top
+ * level is read member by member, the builds array is skipped by a
+ * small scanner that counts its elements, and then each build is handed
+ * to jansson on its own and freed once read. Any doubt about the
+ * structure falls back to one json_loadb of the whole, for its message.
+ */
+
+static size_t skip_ws(const char *d, size_t len, size_t pos)
+{
+	while (pos < len && (d[pos] == ' ' || d[pos] == '\t' || d[pos] == '\n' || d[pos] == '\r'))
+		pos++;
+	return pos;
+}
+
+/* From the '[' at pos: the offset just past the matching ']' in *end
+ * and the number of elements in *count. -1 when the text is not shaped
+ * like an array (jansson will say how). */
+static int scan_array(const char *d, size_t len, size_t pos, size_t *end, size_t *count)
+{
+	size_t depth = 0, n = 0;
+	int content = 0;
+
+	for (; pos < len; pos++) {
+		char c = d[pos];
+
+		if (c == '"') {
+			for (pos++; pos < len && d[pos] != '"'; pos++)
+				if (d[pos] == '\\')
+					pos++;
+			if (pos >= len)
+				return -1;
+			if (depth == 1)
+				content = 1;
+			continue;
+		}
+		if (c == '[' || c == '{') {
+			if (depth == 1)
+				content = 1;
+			depth++;
+		} else if (c == ']' || c == '}') {
+			if (depth == 0)
+				return -1;
+			if (--depth == 0) {
+				*end = pos + 1;
+				*count = content ? n + 1 : 0;
+				return 0;
+			}
+		} else if (c == ',' && depth == 1) {
+			n++;
+		} else if (depth == 1 && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+			content = 1;
+		}
+	}
+	return -1;
+}
+
+/* Where offset off lies, as jansson counts: line from 1, column in code
+ * points. */
+static void place_of(const char *d, size_t off, int *line, int *col)
+{
+	size_t i;
+
+	*line = 1;
+	*col = 0;
+	for (i = 0; i < off; i++) {
+		if (d[i] == '\n') {
+			(*line)++;
+			*col = 0;
+		} else if (((unsigned char)d[i] & 0xc0) != 0x80) {
+			(*col)++;
+		}
+	}
+}
+
+static void syntax_error(struct parser *P, json_error_t *je, int bom);
+
+/* One JSON value at pos, through jansson; *next is the offset after it.
+ * On a syntax error, the error names the place in the whole document. */
+static json_t *load_piece(struct parser *P, size_t pos, size_t *next)
+{
+	json_error_t je;
+	json_t *v = json_loadb(P->doc + pos, P->doclen - pos,
+			       JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK, &je);
+
+	if (!v) {
+		int line, col;
+
+		P->at = AT_TOP;	/* a syntax error has no field to name */
+		place_of(P->doc, pos, &line, &col);
+		if (je.line <= 1) {
+			je.line = line;
+			je.column += col;
+		} else {
+			je.line += line - 1;
+		}
+		syntax_error(P, &je, P->bom);
+		return NULL;
+	}
+	*next = pos + (size_t)je.position;
+	return v;
+}
+
+/* Reads the top-level object without its builds array (when that is an
+ * array: its place and size go to P). NULL with *fallback set when the
+ * document should rather be read whole; NULL alone after an error. */
+static json_t *load_top(struct parser *P, int *fallback)
+{
+	const char *d = P->doc;
+	size_t len = P->doclen, pos = skip_ws(d, len, 0);
+	json_t *top;
+
+	*fallback = 0;
+	if (pos >= len || d[pos] != '{') {
+		*fallback = 1;
+		return NULL;
+	}
+	top = json_object();
+	pos = skip_ws(d, len, pos + 1);
+	if (pos < len && d[pos] == '}') {
+		pos++;
+		goto end;
+	}
+	for (;;) {
+		json_t *key, *val;
+		size_t next;
+		const char *k;
+
+		if (pos >= len || d[pos] != '"')
+			goto whole;
+		key = load_piece(P, pos, &next);
+		if (!key)
+			goto fail;
+		k = json_string_value(key);
+		pos = skip_ws(d, len, next);
+		if (pos >= len || d[pos] != ':' || json_object_get(top, k) ||
+		    (!strcmp(k, "builds") && P->builds_at)) {
+			json_decref(key);
+			goto whole;	/* jansson names the fault, duplicates included */
+		}
+		pos = skip_ws(d, len, pos + 1);
+		if (!strcmp(k, "builds") && pos < len && d[pos] == '[') {
+			size_t end, count;
+
+			if (scan_array(d, len, pos, &end, &count) < 0) {
+				json_decref(key);
+				goto whole;
+			}
+			P->builds_at = pos;
+			P->builds_count = count;
+			next = end;
+		} else {
+			val = load_piece(P, pos, &next);
+			if (!val) {
+				json_decref(key);
+				goto fail;
+			}
+			json_object_set_new(top, k, val);
+		}
+		json_decref(key);
+		pos = skip_ws(d, len, next);
+		if (pos < len && d[pos] == ',') {
+			pos = skip_ws(d, len, pos + 1);
+			continue;
+		}
+		if (pos < len && d[pos] == '}') {
+			pos++;
+			break;
+		}
+		goto whole;
+	}
+end:
+	if (skip_ws(d, len, pos) != len)
+		goto whole;
+	return top;
+whole:
+	*fallback = 1;
+fail:
+	json_decref(top);
+	P->builds_at = 0;
+	return NULL;
+}
+
+/* Reads the builds array found by load_top, one build at a time. */
+static int read_streamed_builds(struct parser *P)
+{
+	ab_index *idx = P->idx;
+	size_t pos = P->builds_at + 1, i, next;
+
+	for (i = 0; i < idx->nbuilds; i++) {
+		json_t *b;
+		int r;
+
+		pos = skip_ws(P->doc, P->doclen, pos);
+		b = load_piece(P, pos, &next);
+		if (!b)
+			return -1;
+		r = read_build(P, b, i);
+		json_decref(b);
+		if (r < 0)
+			return -1;
+		pos = skip_ws(P->doc, P->doclen, next);
+		if (pos < P->doclen && (P->doc[pos] == ',' || P->doc[pos] == ']'))
+			pos++;
+	}
+	return 0;
+}
+
 static int read_index(struct parser *P, json_t *root)
 {
 	ab_index *idx = P->idx;
@@ -1130,6 +1345,18 @@ static int read_index(struct parser *P, json_t *root)
 		}
 	}
 
+	if (P->builds_at) {
+		n = P->builds_count;
+		if (!n)
+			return fail(P, "builds", _("empty (an index needs at least one build)"));
+		idx->builds = ab_xcalloc(n, sizeof *idx->builds);
+		idx->nbuilds = n;
+		idx->lookup = lookup_new(n);
+		if (read_streamed_builds(P) < 0)
+			return -1;
+		sort_commits(idx->lookup->commits, idx->lookup->ncommits);
+		return 0;
+	}
 	builds = json_object_get(root, "builds");
 	if (!builds)
 		return fail(P, "builds", _("missing"));
@@ -1314,10 +1541,20 @@ ab_index *ab_index_parse(const char *data, size_t len, const char *source_url, a
 		ab_error_set(err, AB_EXIT_USAGE, _("%s: the document is empty"), idx->label);
 		goto out;
 	}
-	root = json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
-	if (!root)
-		syntax_error(&P, &je, bom);
-	else if (read_index(&P, root) == 0)
+	P.doc = data;
+	P.doclen = len;
+	P.bom = bom;
+	{
+		int whole = 0;
+
+		root = load_top(&P, &whole);
+		if (!root && whole) {
+			root = json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+			if (!root)
+				syntax_error(&P, &je, bom);
+		}
+	}
+	if (root && read_index(&P, root) == 0)
 		rc = 0;
 out:
 	json_decref(root);

@@ -46,7 +46,7 @@ for c in "${cases[@]}"; do
 	run "$ARTBISECT" --index "$BASE/index.json" --probe true --cache-dir "$T/cache" --work-dir "$T/work"
 	is "$RC" 2 "$name: exit 2"
 	is "$(printf '%s\n' "$ERR" | wc -l)" 1 "$name: one line"
-	like "$ERR" "^artbisect: .*$(printf '%s' "$want" | sed 's/[][.]/\\&/g')" "$name: names '$want'"
+	like "$ERR" "^artbisect: .*$(printf '%s' "$want" | sed 's/[].[]/\\&/g')" "$name: names '$want'"
 	is "$(grep -vc '^GET /index.json ' "$T/server.log")" 0 "$name: nothing else downloaded"
 done
 
