@@ -67,23 +67,21 @@ printf '   prefetch / no-prefetch = %s (target <= 0.80), prefetch / ideal = %s (
 	"$(ratio "$on" "$off")" "$(ratio "$on" "$ideal")"
 echo
 echo "2. the same farm, multisection"
-j1=
-for j in 1 2 3 4; do
-	t=$(run_farm --jobs "$j")
-	[ -z "$j1" ] && j1=$t
-	printf '   --jobs %d %6s s  (%s of --jobs 1)\n' "$j" "$t" "$(ratio "$t" "$j1")"
-done
+jobs_table() { # --jobs 1..4 on the farm being served
+	local j t j1=
+	for j in 1 2 3 4; do
+		t=$(run_farm --jobs "$j")
+		[ -z "$j1" ] && j1=$t
+		printf '   --jobs %d %6s s  (%s of --jobs 1)\n' "$j" "$t" "$(ratio "$t" "$j1")"
+	done
+}
+jobs_table
 unserve
 echo "   (the link is the bottleneck here: N probes a round need N downloads first)"
 "$PY" "$top/tests/mkfarm.py" --out "$W/f64s" --builds 64 --culprit 41 --artifact-size 100000
 serve "$W/f64s"
 echo "   64 builds of 100 kB, no bandwidth limit, 1 s probe (probe-bound):"
-j1=
-for j in 1 2 3 4; do
-	t=$(run_farm --jobs "$j")
-	[ -z "$j1" ] && j1=$t
-	printf '   --jobs %d %6s s  (%s of --jobs 1)\n' "$j" "$t" "$(ratio "$t" "$j1")"
-done
+jobs_table
 unserve
 echo
 

@@ -182,7 +182,12 @@ void ab_rpm_keyring_free(ab_rpm_keyring *kr)
 
 static FD_t open_package(const char *path, char **reason, ab_error *err)
 {
-	FD_t fd = Fopen(path, "r.ufdio");
+	FD_t fd;
+
+	*reason = NULL;
+	if (ab_rpm_init(err) < 0)
+		return NULL;
+	fd = Fopen(path, "r.ufdio");
 
 	if (!fd || Ferror(fd)) {
 		int e = errno;
@@ -193,7 +198,6 @@ static FD_t open_package(const char *path, char **reason, ab_error *err)
 			     strerror(e ? e : EIO));
 		return NULL;
 	}
-	(void)reason;
 	return fd;
 }
 
@@ -240,9 +244,6 @@ ab_rpm_rc ab_rpm_read_info(const char *path, ab_pkg_info *info, char **reason,
 	char *log;
 
 	memset(info, 0, sizeof *info);
-	*reason = NULL;
-	if (ab_rpm_init(err) < 0)
-		return AB_RPM_ERROR;
 	fd = open_package(path, reason, err);
 	if (!fd)
 		return AB_RPM_ERROR;
@@ -388,9 +389,6 @@ ab_rpm_rc ab_rpm_verify(const char *path, const ab_rpm_keyring *kr, char **reaso
 	int rc, verbosity;
 	char *log;
 
-	*reason = NULL;
-	if (ab_rpm_init(err) < 0)
-		return AB_RPM_ERROR;
 	fd = open_package(path, reason, err);
 	if (!fd)
 		return AB_RPM_ERROR;
