@@ -9,6 +9,7 @@
 #include "bisect.h"
 #include "cache.h"
 #include "cmd_bisect.h"
+#include "cmd_cache.h"
 #include "digest.h"
 #include "fetch.h"
 #include "i18n.h"
@@ -169,7 +170,7 @@ int ab_cmd_bisect(const ab_cli *cli)
 		goto fail;
 	}
 
-	cache_dir = cli->cache_dir ? ab_xstrdup(cli->cache_dir) : xdg_dir("XDG_CACHE_HOME", ".cache");
+	cache_dir = cli->cache_dir ? ab_xstrdup(cli->cache_dir) : ab_default_cache_dir();
 	work_dir = cli->work_dir ? ab_xstrdup(cli->work_dir) : xdg_dir("XDG_STATE_HOME", ".local/state");
 
 	memset(&bopt, 0, sizeof bopt);
