@@ -24,7 +24,7 @@ done
 # The same farm installed with rpm transactions instead of unpacked.
 if [ "$(id -u)" = 0 ]; then
 	reset_log
-	run "$ARTBISECT" --index "$BASE/index.json" --probe "$probe" --json --install rpm \
+	run "$ARTBISECT" --index "$BASE/index.json" --probe "$probe" --json --install rpm --no-prefetch \
 		--cache-dir "$T/cache" --work-dir "$T/work"
 	echo "$OUT" > "$T/install.json"
 	is "$RC" 0 "rpm farm with --install rpm: exit 0"
