@@ -331,8 +331,8 @@ static int probe_verdict(ab_bisect *b, size_t idx, const ab_probe_result *res, a
 
 /* Probes or asks; 0 with a recorded verdict, 1 when the run must stop
  * (abort or quit), -1 with err. */
-static int judge(ab_bisect *b, const ab_bisect_callbacks *cb, size_t idx,
-		 const char *root, const char *artifacts, ab_error *err)
+static int judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, size_t idx,
+		 char **root, char **artifacts, ab_error *err)
 {
 	ab_probe_spec spec;
 	ab_probe_result res;
@@ -341,14 +341,29 @@ static int judge(ab_bisect *b, const ab_bisect_callbacks *cb, size_t idx,
 	int rc;
 
 	if (!b->opt.probe) {
-		ab_answer a = cb->ask(cb->ud, b, idx, root);
+		ab_answer a;
+
+		while ((a = cb->ask(cb->ud, b, idx, *root)) == AB_ANSWER_RETRY) {
+			/* A fresh root, as if the build had just arrived. */
+			char *reason = NULL;
+
+			free(*root);
+			free(*artifacts);
+			rc = prepare(b, cache, cb, idx, root, artifacts, &reason, err);
+			if (rc != 0) {
+				if (rc > 0)
+					ab_error_set(err, AB_EXIT_FAILURE, "%s", reason);
+				free(reason);
+				return -1;
+			}
+		}
 		if (a == AB_ANSWER_QUIT)
 			return 1;
 		t = a == AB_ANSWER_GOOD ? AB_TERM_GOOD : a == AB_ANSWER_BAD ? AB_TERM_BAD : AB_TERM_SKIP;
 		ab_bisect_record(b, idx, t, AB_BY_USER, 0, NULL);
 		return 0;
 	}
-	probe_spec(b, idx, root, artifacts, &spec);
+	probe_spec(b, idx, *root, *artifacts, &spec);
 	if (ab_probe_run(&spec, &res, err) < 0)
 		return -1;
 	rc = probe_verdict(b, idx, &res, &t, &by, err);
@@ -501,13 +516,14 @@ static int multisect_round(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 	return ret;
 }
 
-static void settle(ab_bisect *b)
+void ab_bisect_settle(ab_bisect *b)
 {
 	ab_engine_state st = ab_engine_state_of(b->engine);
 	size_t i, lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine);
 
-	if (st == AB_ENGINE_RUNNING)
-		return;
+	if (st == AB_ENGINE_RUNNING || b->result == AB_RESULT_FOUND ||
+	    b->result == AB_RESULT_INCONCLUSIVE)
+		return;		/* still searching, or settled already */
 	b->result = st == AB_ENGINE_FOUND ? AB_RESULT_FOUND : AB_RESULT_INCONCLUSIVE;
 	/* Name the failed builds that left the answer open: the report
 	 * should say why it is inconclusive. */
@@ -556,7 +572,7 @@ int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		    ab_error *err)
 {
-	settle(b);
+	ab_bisect_settle(b);
 	while (b->result == AB_RESULT_RUNNING) {
 		size_t idx = ab_engine_next(b->engine);
 		char *root = NULL, *artifacts = NULL, *reason = NULL;
@@ -577,7 +593,7 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 					return -1;
 				return rc < 0 ? -1 : 0;
 			}
-			settle(b);
+			ab_bisect_settle(b);
 			continue;
 		}
 		if (cb->choose)
@@ -593,14 +609,14 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 			if (cb->verdict)
 				cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
 			free(reason);
-			settle(b);
+			ab_bisect_settle(b);
 			continue;
 		}
 		if (b->prefetch)
 			prefetch_next(b, idx);
 		if (cb->ready)
 			cb->ready(cb->ud, b, idx, root);
-		rc = judge(b, cb, idx, root, artifacts, err);
+		rc = judge(b, cache, cb, idx, &root, &artifacts, err);
 		if (!b->opt.keep_roots)
 			ab_remove_tree(root);
 		free(root);
@@ -613,7 +629,43 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 		}
 		if (cb->verdict)
 			cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
-		settle(b);
+		ab_bisect_settle(b);
 	}
 	return 0;
+}
+
+int ab_bisect_prepare_next(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
+			   size_t *idx, char **root, char **artifacts, ab_error *err)
+{
+	ab_bisect_settle(b);
+	while (b->result == AB_RESULT_RUNNING) {
+		size_t next = ab_engine_next(b->engine);
+		char *reason = NULL;
+		int rc;
+
+		if (b->opt.cancel && *b->opt.cancel) {
+			ab_error_set(err, AB_EXIT_ABORTED, _("interrupted"));
+			return -1;
+		}
+		if (cb->choose)
+			cb->choose(cb->ud, b, next);
+		rc = prepare(b, cache, cb, next, root, artifacts, &reason, err);
+		if (rc < 0)
+			return -1;
+		if (rc == 0) {
+			*idx = next;
+			return 0;
+		}
+		ab_bisect_record(b, next, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, reason);
+		if (cb->verdict)
+			cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
+		free(reason);
+		ab_bisect_settle(b);
+	}
+	return 1;
+}
+
+char *ab_bisect_root_path(const ab_bisect *b, size_t idx)
+{
+	return root_path(b, idx);
 }

@@ -60,7 +60,10 @@ typedef struct ab_bisect_options {
 } ab_bisect_options;
 
 /* What the person answers at a manual step. */
-typedef enum ab_answer { AB_ANSWER_GOOD, AB_ANSWER_BAD, AB_ANSWER_SKIP, AB_ANSWER_QUIT } ab_answer;
+typedef enum ab_answer {
+	AB_ANSWER_GOOD, AB_ANSWER_BAD, AB_ANSWER_SKIP, AB_ANSWER_QUIT,
+	AB_ANSWER_RETRY,	/* unpack the build afresh and ask again */
+} ab_answer;
 
 typedef struct ab_bisect ab_bisect;
 
@@ -99,6 +102,17 @@ void ab_bisect_free(ab_bisect *b);
  * that end the run (exit 3, or 4 when cancelled). */
 int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		  ab_error *err);
+
+/* For testing by hand: fetches, verifies and unpacks the next build to
+ * test, recording the unavailable ones on the way. 0 with *idx, *root
+ * and *artifacts (the files, one per line) when a build is ready; 1 when
+ * the search has ended (b->result says how); -1 with err. */
+int ab_bisect_prepare_next(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
+			   size_t *idx, char **root, char **artifacts, ab_error *err);
+/* Sets b->result from the engine once the search has ended. */
+void ab_bisect_settle(ab_bisect *b);
+/* Where build idx is unpacked: WORK/roots/IDX-ID. */
+char *ab_bisect_root_path(const ab_bisect *b, size_t idx);
 
 /* Records a verdict given in terms of good/bad/skip. */
 ab_engine_rc ab_bisect_record(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,

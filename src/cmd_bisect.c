@@ -15,10 +15,11 @@
 #include "i18n.h"
 #include "index.h"
 #include "progress.h"
-#include "repodata.h"
-#include "rpmpkg.h"
 #include "prompt.h"
+#include "repodata.h"
 #include "report.h"
+#include "rpmpkg.h"
+#include "session.h"
 #include "util.h"
 
 /* The largest index document we read (a 1M-build index is ~300 MB). */
@@ -57,44 +58,320 @@ static char *xdg_dir(const char *var, const char *fallback)
 	return ab_xasprintf("%s/%s/artbisect", home, fallback);
 }
 
-static ab_index *load_index(const char *arg, const char *package,
-			    const ab_fetch_options *fopt, ab_error *err)
-{
-	char *url, *data = NULL;
-	size_t len = 0;
-	ab_index *idx = NULL;
+/* Everything one command holds. */
+typedef struct ctx {
+	ab_cli *cli;
+	int argc;
+	char **argv;
+	ab_progress prog;
+	ab_prompt prompt;
+	ab_fetch_options fopt;
+	ab_error err;
+	ab_index *idx;
+	char *index_bytes;	/* the document, for a new session's snapshot */
+	size_t index_len;
+	ab_rpm_keyring *keyring;
+	int rpm_ready;
+	ab_cache *cache;
+	ab_bisect *b;
+	char *cache_dir, *work_dir;
+	ab_session *sess;
+	int lock_fd;
+	size_t current;		/* the build waiting for a verdict */
+	int has_current;
+} ctx;
 
-	if (package)
-		return ab_repodata_load(arg, package, fopt, err);
-	url = ab_index_source_url(arg, err);
-	if (!url)
-		return NULL;
-	if (ab_fetch_to_memory(url, fopt, INDEX_MAX_BYTES, &data, &len, err) == 0) {
-		idx = ab_index_parse(data, len, url, err);
-		free(data);
-	} else if (err->code != AB_EXIT_ABORTED) {
-		/* Whatever went wrong, an index that cannot be read is bad input. */
-		err->code = AB_EXIT_USAGE;
-	}
-	free(url);
-	return idx;
+static void ctx_begin(ctx *c, ab_cli *cli, int argc, char **argv)
+{
+	memset(c, 0, sizeof *c);
+	c->cli = cli;
+	c->argc = argc;
+	c->argv = argv;
+	c->lock_fd = -1;
+	catch_signals();
+	ab_digest_init();
+	ab_fetch_global_init();
+	ab_progress_init(&c->prog, cli->quiet);
+	c->work_dir = cli->work_dir ? ab_xstrdup(cli->work_dir)
+				    : xdg_dir("XDG_STATE_HOME", ".local/state");
 }
 
-static int resolve_end(const ab_index *idx, const char *name, size_t dflt, size_t *out,
-		       ab_error *err)
+/* Fetch settings and the cache directory, once cli is final. */
+static void ctx_settings(ctx *c)
+{
+	const ab_cli *cli = c->cli;
+
+	ab_fetch_options_default(&c->fopt);
+	c->fopt.cacert = cli->cacert;
+	c->fopt.cancel = &interrupted;
+	if (cli->net_timeout > 0) {
+		c->fopt.stall_seconds = (long)(cli->net_timeout + 0.999);
+		c->fopt.connect_timeout = c->fopt.stall_seconds;
+	}
+	free(c->cache_dir);
+	c->cache_dir = cli->cache_dir ? ab_xstrdup(cli->cache_dir) : ab_default_cache_dir();
+	c->prog.quiet = cli->quiet;
+	c->prompt.prog = &c->prog;
+	c->prompt.launch = cli->launch;
+	c->prompt.cancel = &interrupted;
+}
+
+static void ctx_end(ctx *c)
+{
+	ab_progress_flush(&c->prog);
+	fflush(stdout);
+	ab_bisect_free(c->b);
+	ab_cache_close(c->cache);
+	ab_index_free(c->idx);
+	free(c->index_bytes);
+	ab_rpm_keyring_free(c->keyring);
+	if (c->rpm_ready)
+		ab_rpm_cleanup();
+	ab_session_free(c->sess);
+	ab_session_unlock(c->lock_fd);
+	free(c->cache_dir);
+	free(c->work_dir);
+}
+
+/* Prints the error and gives its exit status. */
+static int fail(ctx *c)
+{
+	ab_progress_flush(&c->prog);
+	ab_message("%s", c->err.msg);
+	return c->err.code ? c->err.code : AB_EXIT_FAILURE;
+}
+
+static int ctx_rpm(ctx *c)
+{
+	if (ab_rpm_init(&c->err) < 0)
+		return -1;
+	c->rpm_ready = 1;
+	if (c->cli->nkeyrings) {
+		c->keyring = ab_rpm_keyring_load(c->cli->keyrings, c->cli->nkeyrings, &c->err);
+		if (!c->keyring)
+			return -1;
+	}
+	return 0;
+}
+
+/* The index named on the command line (or in the session's options). */
+static int ctx_load_index(ctx *c)
+{
+	const ab_cli *cli = c->cli;
+	char *url;
+
+	if (cli->package) {
+		c->idx = ab_repodata_load(cli->index, cli->package, &c->fopt, &c->err);
+		return c->idx ? 0 : -1;
+	}
+	url = ab_index_source_url(cli->index, &c->err);
+	if (!url)
+		return -1;
+	if (ab_fetch_to_memory(url, &c->fopt, INDEX_MAX_BYTES, &c->index_bytes, &c->index_len,
+			       &c->err) == 0) {
+		c->idx = ab_index_parse(c->index_bytes, c->index_len, url, &c->err);
+	} else if (c->err.code != AB_EXIT_ABORTED) {
+		/* Whatever went wrong, an index that cannot be read is bad input. */
+		c->err.code = AB_EXIT_USAGE;
+	}
+	free(url);
+	return c->idx ? 0 : -1;
+}
+
+/* A saved session bisects the index as it was when it started. */
+static int ctx_load_session_index(ctx *c)
+{
+	char *data = NULL;
+	size_t len = 0;
+	int rc = c->sess->index_url ? ab_session_load_index(c->work_dir, &data, &len, &c->err) : 1;
+
+	if (rc < 0)
+		return -1;
+	if (rc == 1)
+		return ctx_load_index(c);
+	c->idx = ab_index_parse(data, len, c->sess->index_url, &c->err);
+	free(data);
+	if (!c->idx) {
+		c->err.code = AB_EXIT_FAILURE;
+		return -1;
+	}
+	return 0;
+}
+
+static int resolve_end(ctx *c, const char *name, size_t dflt, size_t *out)
 {
 	ssize_t pos;
 
-	if (!name) {
+	if (!name || !*name) {
 		*out = dflt;
 		return 0;
 	}
-	pos = ab_index_find(idx, name, err);
+	pos = ab_index_find(c->idx, name, &c->err);
 	if (pos < 0)
 		return -1;
 	*out = (size_t)pos;
 	return 0;
 }
+
+/* Good and bad from names (defaults: the oldest and newest builds). */
+static int ctx_resolve(ctx *c, const char *good, const char *bad, size_t *good_idx,
+		       size_t *bad_idx)
+{
+	size_t first = 0, last = c->idx->nbuilds - 1;
+	int fix = c->cli->find_fix;
+
+	if (resolve_end(c, good, fix ? last : first, good_idx) < 0 ||
+	    resolve_end(c, bad, fix ? first : last, bad_idx) < 0)
+		return -1;
+	if (c->idx->builds[*good_idx].failed || c->idx->builds[*bad_idx].failed) {
+		ab_error_set(&c->err, AB_EXIT_USAGE,
+			     _("build %s failed to build in the farm and cannot be an end of the range"),
+			     c->idx->builds[c->idx->builds[*good_idx].failed ? *good_idx : *bad_idx].id);
+		return -1;
+	}
+	return 0;
+}
+
+/* The bisection, the cache and the work directory. */
+static int ctx_make_bisect(ctx *c, size_t good_idx, size_t bad_idx)
+{
+	const ab_cli *cli = c->cli;
+	ab_bisect_options bopt;
+
+	memset(&bopt, 0, sizeof bopt);
+	bopt.probe = cli->probe;
+	bopt.timeout = cli->timeout;
+	bopt.timeout_skip = cli->timeout_skip;
+	bopt.find_fix = cli->find_fix;
+	bopt.keep_roots = cli->keep_roots;
+	bopt.probe_stdout_to_stderr = cli->json;
+	bopt.work_dir = c->work_dir;
+	bopt.fetch = c->fopt;
+	bopt.cancel = &interrupted;
+	bopt.keyring = c->keyring;
+	bopt.install_rpm = cli->install_rpm;
+	bopt.prefetch = !cli->no_prefetch;
+	bopt.jobs = cli->jobs;
+	c->b = ab_bisect_new(c->idx, good_idx, bad_idx, &bopt, &c->err);
+	return c->b ? 0 : -1;
+}
+
+static int ctx_open_cache(ctx *c)
+{
+	c->cache = ab_cache_open(c->cache_dir, &c->err);
+	if (!c->cache)
+		return -1;
+	if (ab_mkdir_p(c->work_dir) < 0 || access(c->work_dir, W_OK) < 0) {
+		ab_error_set(&c->err, AB_EXIT_FAILURE, _("work directory %s is not writable: %s"),
+			     c->work_dir, strerror(errno));
+		return -1;
+	}
+	c->b->opt.cache_size = c->cli->cache_size > 0 ? (int64_t)c->cli->cache_size
+						      : ab_cache_default_cap(c->cache);
+	return 0;
+}
+
+/* The settings of a saved session, under this command's own options. */
+static int ctx_session_cli(ctx *c)
+{
+	ab_cmd cmd = c->cli->cmd;
+	char from[1024];
+	int n = 0;
+
+	while (c->sess->argv[n])
+		n++;
+	ab_cli_free(c->cli);
+	if (ab_cli_init(c->cli, AB_CMD_START) < 0)
+		return -1;
+	snprintf(from, sizeof from, _("the session in %s"), c->work_dir);
+	if (ab_cli_parse(c->cli, n, c->sess->argv, AB_SRC_SESSION, from) != 0)
+		return -1;
+	c->cli->cmd = cmd;
+	if (ab_cli_parse(c->cli, c->argc, c->argv, AB_SRC_ARGS, NULL) != 0)
+		return -1;
+	if (!c->cli->index) {
+		ab_message(_("%s: the session names no index"), from);
+		return -1;
+	}
+	return 0;
+}
+
+static int ctx_lock(ctx *c)
+{
+	c->lock_fd = ab_session_lock(c->work_dir, &c->err);
+	return c->lock_fd < 0 ? -1 : 0;
+}
+
+/* Writes the session as it stands; a failure is said but not fatal,
+ * the run itself is worth more than its record. */
+static void ctx_save(ctx *c)
+{
+	ab_error err = {0};
+
+	if (!c->sess)
+		return;
+	if (c->b) {
+		ab_session_capture(c->sess, c->b);
+		free(c->sess->current);
+		c->sess->current = c->has_current && c->b->result != AB_RESULT_FOUND &&
+					   c->b->result != AB_RESULT_INCONCLUSIVE
+				   ? ab_xstrdup(c->idx->builds[c->current].id) : NULL;
+	}
+	if (ab_session_save(c->sess, c->work_dir, &err) < 0) {
+		ab_progress_flush(&c->prog);
+		ab_message(_("the session could not be saved: %s"), err.msg);
+	}
+}
+
+/* ---- callbacks: progress on the terminal, the session on disk ---- */
+
+static void cb_choose(void *ud, const ab_bisect *b, size_t idx)
+{
+	ctx *c = ud;
+	ab_progress_choose(&c->prog, b, idx);
+}
+
+static void cb_ready(void *ud, const ab_bisect *b, size_t idx, const char *root)
+{
+	ctx *c = ud;
+
+	(void)b;
+	(void)root;
+	c->current = idx;
+	c->has_current = 1;
+	ctx_save(c);	/* a crash or a reboot now still knows the build */
+}
+
+static void cb_verdict(void *ud, const ab_bisect *b, const ab_step *s)
+{
+	ctx *c = ud;
+
+	ab_progress_verdict(&c->prog, b, s);
+	if (c->has_current && c->current == s->index)
+		c->has_current = 0;
+	ctx_save(c);
+}
+
+static ab_answer cb_ask(void *ud, const ab_bisect *b, size_t idx, const char *root)
+{
+	ctx *c = ud;
+	return ab_prompt_ask(&c->prompt, b, idx, root);
+}
+
+static void ctx_callbacks(ctx *c, ab_bisect_callbacks *cb)
+{
+	memset(cb, 0, sizeof *cb);
+	cb->ud = c;
+	cb->choose = cb_choose;
+	cb->ready = cb_ready;
+	cb->verdict = cb_verdict;
+	cb->ask = cb_ask;
+	cb->fetch.progress = ab_progress_download;
+	cb->fetch.notice = ab_progress_notice;
+	cb->fetch.ud = &c->prog;
+}
+
+/* ---- the report ---- */
 
 static void write_report_file(const char *path, const char *text)
 {
@@ -114,152 +391,689 @@ static int all_unavailable(const ab_bisect *b)
 	return 1;
 }
 
-int ab_cmd_bisect(const ab_cli *cli)
+/* Prints the report (text, or JSON on stdout with --json), writes
+ * --report as Markdown, and gives the exit status. */
+static int ctx_report(ctx *c)
 {
-	ab_error err = {0};
-	ab_fetch_options fopt;
-	ab_bisect_options bopt;
-	ab_bisect_callbacks cb;
-	ab_progress prog;
-	ab_index *idx = NULL;
-	ab_cache *cache = NULL;
-	ab_bisect *b = NULL;
-	ab_rpm_keyring *keyring = NULL;
-	char *cache_dir = NULL, *work_dir = NULL;
-	size_t good_idx, bad_idx;
-	int status = AB_EXIT_USAGE;
+	const ab_bisect *b = c->b;
+	int status = ab_report_exit_status(b);
+	char *text = ab_report_text(b);
 
-	catch_signals();
-	ab_digest_init();
-	ab_fetch_global_init();
-	ab_progress_init(&prog, cli->quiet);
-
-	ab_fetch_options_default(&fopt);
-	fopt.cacert = cli->cacert;
-	fopt.cancel = &interrupted;
-	if (cli->net_timeout > 0) {
-		fopt.stall_seconds = (long)(cli->net_timeout + 0.999);
-		fopt.connect_timeout = fopt.stall_seconds;
-	}
-
-	if (!cli->probe && !ab_prompt_possible()) {
-		ab_message(_("no --probe given and standard input is not a terminal: nobody can be asked for verdicts"));
-		return AB_EXIT_USAGE;
-	}
-
-	if (ab_rpm_init(&err) < 0)
-		goto fail;
-	if (cli->nkeyrings) {
-		keyring = ab_rpm_keyring_load(cli->keyrings, cli->nkeyrings, &err);
-		if (!keyring)
-			goto fail;
-	}
-	idx = load_index(cli->index, cli->package, &fopt, &err);
-	if (!idx)
-		goto fail;
-	{
-		/* Defaults: good is the oldest, bad the newest; --find-fix swaps. */
-		size_t first = 0, last = idx->nbuilds - 1;
-		if (resolve_end(idx, cli->good, cli->find_fix ? last : first, &good_idx, &err) < 0 ||
-		    resolve_end(idx, cli->bad, cli->find_fix ? first : last, &bad_idx, &err) < 0)
-			goto fail;
-	}
-	if (idx->builds[good_idx].failed || idx->builds[bad_idx].failed) {
-		ab_error_set(&err, AB_EXIT_USAGE, _("build %s failed to build in the farm and cannot be an end of the range"),
-			     idx->builds[idx->builds[good_idx].failed ? good_idx : bad_idx].id);
-		goto fail;
-	}
-
-	cache_dir = cli->cache_dir ? ab_xstrdup(cli->cache_dir) : ab_default_cache_dir();
-	work_dir = cli->work_dir ? ab_xstrdup(cli->work_dir) : xdg_dir("XDG_STATE_HOME", ".local/state");
-
-	memset(&bopt, 0, sizeof bopt);
-	bopt.probe = cli->probe;
-	bopt.timeout = cli->timeout;
-	bopt.timeout_skip = cli->timeout_skip;
-	bopt.find_fix = cli->find_fix;
-	bopt.keep_roots = cli->keep_roots;
-	bopt.probe_stdout_to_stderr = cli->json;
-	bopt.work_dir = work_dir;
-	bopt.fetch = fopt;
-	bopt.cancel = &interrupted;
-	bopt.keyring = keyring;
-	bopt.install_rpm = cli->install_rpm;
-	bopt.prefetch = !cli->no_prefetch;
-	bopt.jobs = cli->jobs;
-	b = ab_bisect_new(idx, good_idx, bad_idx, &bopt, &err);
-	if (!b)
-		goto fail;
-
-	cache = ab_cache_open(cache_dir, &err);
-	if (!cache)
-		goto fail;
-	if (ab_mkdir_p(work_dir) < 0 || access(work_dir, W_OK) < 0) {
-		ab_error_set(&err, AB_EXIT_FAILURE, _("work directory %s is not writable: %s"),
-			     work_dir, strerror(errno));
-		goto fail;
-	}
-
-	b->opt.cache_size = cli->cache_size > 0 ? (int64_t)cli->cache_size : ab_cache_default_cap(cache);
-
-	memset(&cb, 0, sizeof cb);
-	cb.ud = &prog;
-	cb.choose = ab_progress_choose;
-	cb.verdict = ab_progress_verdict;
-	cb.ask = ab_prompt_ask;
-	cb.fetch.progress = ab_progress_download;
-	cb.fetch.notice = ab_progress_notice;
-	cb.fetch.ud = &prog;
-
-	if (!cli->quiet)
-		fprintf(stderr, _("Bisecting %s: %zu builds from good %s to bad %s.\n"),
-			idx->name ? idx->name : idx->label, ab_engine_candidate_count(b->engine) + 1,
-			idx->builds[good_idx].id, idx->builds[bad_idx].id);
-
-	if (ab_bisect_run(b, cache, &cb, &err) < 0 && err.code != AB_EXIT_ABORTED)
-		goto fail;
-	ab_progress_flush(&prog);
-
-	status = ab_report_exit_status(b);
+	ab_progress_flush(&c->prog);
 	/* Nothing could be tested at all: that is a failure, not an answer. */
 	if (b->result == AB_RESULT_INCONCLUSIVE && b->tested == 0 && b->nsteps > 0 &&
 	    all_unavailable(b)) {
 		ab_message(_("every build tried was unavailable; see the reasons above"));
 		status = AB_EXIT_FAILURE;
 	}
-	if (b->result == AB_RESULT_ABORTED && err.msg[0])
-		ab_message("%s", err.msg);
-	{
-		char *text = ab_report_text(b);
-		if (cli->json) {
-			json_t *rep = ab_report_json(b);
-			char *s = json_dumps(rep, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-			if (!cli->quiet)
-				fprintf(stderr, "\n%s", text);
-			printf("%s\n", s);
-			free(s);
-			json_decref(rep);
-		} else {
-			printf("\n%s", text);
+	if (c->cli->json) {
+		json_t *rep = ab_report_json(b);
+		char *s = json_dumps(rep, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+		if (!c->cli->quiet)
+			fprintf(stderr, "\n%s", text);
+		printf("%s\n", s);
+		free(s);
+		json_decref(rep);
+	} else {
+		printf("\n%s", text);
+	}
+	if (c->cli->report_file) {
+		char *md = ab_report_markdown(b);
+		write_report_file(c->cli->report_file, md);
+		free(md);
+	}
+	free(text);
+	return status;
+}
+
+/* ---- sessions that already exist ---- */
+
+static const char *argv_value(char **argv, const char *opt)
+{
+	size_t i;
+
+	for (i = 0; argv[i]; i++)
+		if (!strcmp(argv[i], opt))
+			return argv[i + 1];
+	return NULL;
+}
+
+static int argv_has(char **argv, const char *opt)
+{
+	size_t i;
+
+	for (i = 0; argv[i]; i++)
+		if (!strcmp(argv[i], opt))
+			return 1;
+	return 0;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* The session keeps the index as an absolute URL: a later command may
+ * run in another directory. */
+static int ctx_absolute_index(ctx *c)
+{
+	char *url = ab_index_source_url(c->cli->index, &c->err);
+
+	if (!url)
+		return -1;
+	c->cli->owned = ab_xrealloc(c->cli->owned, (c->cli->nowned + 1) * sizeof *c->cli->owned);
+	c->cli->owned[c->cli->nowned++] = url;
+	c->cli->index = url;
+	return 0;
+}
+
+/* Whether the saved index is the document just read (the farm may have
+ * moved to another host or port: the same builds, the same session). */
+static int same_snapshot(ctx *c)
+{
+	char *data = NULL;
+	size_t len = 0;
+	ab_error err = {0};
+	int same = 0;
+
+	if (c->index_bytes && ab_session_load_index(c->work_dir, &data, &len, &err) == 0)
+		same = len == c->index_len && !memcmp(data, c->index_bytes, len);
+	free(data);
+	return same;
+}
+
+/* What to do about a session found in the work directory when a new one
+ * is asked for: 0 start afresh, 1 continue it (c->sess), -1 with err.
+ * A finished session makes room; one for the same range is continued;
+ * another one is never thrown away without asking. */
+static int existing_session(ctx *c, size_t good_idx, size_t bad_idx)
+{
+	ab_session *s;
+	int same;
+
+	if (!ab_session_exists(c->work_dir))
+		return 0;
+	s = ab_session_load(c->work_dir, &c->err);
+	if (!s)
+		return -1;
+	if (!strcmp(s->result, "found") || !strcmp(s->result, "inconclusive")) {
+		ab_session_free(s);
+		if (ab_session_remove(c->work_dir, &c->err) < 0)
+			return -1;
+		return 0;
+	}
+	same = (same_str(s->index_url, c->idx->source_url) || same_snapshot(c)) &&
+	       !strcmp(s->good, c->idx->builds[good_idx].id) &&
+	       !strcmp(s->bad, c->idx->builds[bad_idx].id) &&
+	       argv_has(s->argv, "--find-fix") == (c->cli->find_fix != 0) &&
+	       same_str(argv_value(s->argv, "--package"), c->cli->package);
+	if (same) {
+		c->sess = s;
+		if (!c->cli->quiet)
+			fprintf(stderr, ngettext("Continuing the session in %s (%zu verdict kept; 'artbisect reset' starts over).\n",
+						 "Continuing the session in %s (%zu verdicts kept; 'artbisect reset' starts over).\n",
+						 s->nsteps),
+				c->work_dir, s->nsteps);
+		return 1;
+	}
+	if (ab_prompt_possible()) {
+		int a = ab_prompt_existing(&c->prompt, c->work_dir, s->good, s->bad, s->nsteps);
+
+		if (a == 'c') {
+			/* Continue the old one: its own range and options. */
+			c->sess = s;
+			return 2;
 		}
-		if (cli->report_file)
-			write_report_file(cli->report_file, text);
+		if (a == 'r') {
+			ab_session_free(s);
+			if (ab_session_remove(c->work_dir, &c->err) < 0)
+				return -1;
+			return 0;
+		}
+		ab_session_free(s);
+		ab_error_set(&c->err, AB_EXIT_ABORTED, _("nothing done; the session in %s is kept"),
+			     c->work_dir);
+		return -1;
+	}
+	ab_error_set(&c->err, AB_EXIT_USAGE,
+		     _("a session for another range (%s to %s, %zu verdicts) is in progress in %s: "
+		       "'artbisect run' continues it, 'artbisect reset' removes it, or use another --work-dir"),
+		     s->good, s->bad, s->nsteps, c->work_dir);
+	ab_session_free(s);
+	return -1;
+}
+
+/* A new session for the command line's index and range, or the one
+ * already there for that range. 0, or -1 with err. */
+static int ctx_open_new(ctx *c, size_t *good_idx, size_t *bad_idx)
+{
+	int ex;
+	char **argv;
+
+	if (ctx_absolute_index(c) < 0 ||
+	    ctx_lock(c) < 0 || ctx_rpm(c) < 0 || ctx_load_index(c) < 0 ||
+	    ctx_resolve(c, c->cli->good, c->cli->bad, good_idx, bad_idx) < 0)
+		return -1;
+	ex = existing_session(c, *good_idx, *bad_idx);
+	if (ex < 0)
+		return -1;
+	if (ex == 2) {
+		/* Going on with the older session, on its own terms. */
+		ab_index_free(c->idx);
+		c->idx = NULL;
+		free(c->index_bytes);
+		c->index_bytes = NULL;
+		ab_rpm_keyring_free(c->keyring);
+		c->keyring = NULL;
+		if (ctx_session_cli(c) < 0) {
+			ab_error_set(&c->err, AB_EXIT_USAGE, "%s", _("the saved session cannot be read"));
+			return -1;
+		}
+		ctx_settings(c);
+		if (c->cli->nkeyrings &&
+		    !(c->keyring = ab_rpm_keyring_load(c->cli->keyrings, c->cli->nkeyrings, &c->err)))
+			return -1;
+		if (ctx_load_session_index(c) < 0 ||
+		    ctx_resolve(c, c->sess->good, c->sess->bad, good_idx, bad_idx) < 0)
+			return -1;
+	}
+	argv = ab_cli_session_argv(c->cli, c->idx->builds[*good_idx].id,
+				   c->idx->builds[*bad_idx].id);
+	if (ex == 0) {
+		c->sess = ab_session_new(argv, c->idx->builds[*good_idx].id,
+					 c->idx->builds[*bad_idx].id);
+		if (c->index_bytes &&
+		    ab_session_save_index(c->work_dir, c->index_bytes, c->index_len, &c->err) < 0) {
+			ab_cli_argv_free(argv);
+			return -1;
+		}
+	} else {
+		/* The options of this command are the session's from now on. */
+		size_t i;
+
+		for (i = 0; c->sess->argv[i]; i++)
+			free(c->sess->argv[i]);
+		free(c->sess->argv);
+		c->sess->argv = argv;
+		argv = NULL;
+		if (c->index_bytes &&
+		    ab_session_save_index(c->work_dir, c->index_bytes, c->index_len, &c->err) < 0)
+			return -1;
+	}
+	ab_cli_argv_free(argv);
+	free(c->sess->index_url);
+	c->sess->index_url = ab_xstrdup(c->idx->source_url);
+	if (ctx_make_bisect(c, *good_idx, *bad_idx) < 0)
+		return -1;
+	if (ex != 0 && ab_session_apply(c->sess, c->b, 0, &c->err) < 0)
+		return -1;
+	if (c->sess->current) {
+		ssize_t pos = ab_index_find(c->idx, c->sess->current, NULL);
+		if (pos >= 0) {
+			c->current = (size_t)pos;
+			c->has_current = 1;
+		}
+	}
+	free(c->sess->result);
+	c->sess->result = ab_xstrdup("running");
+	free(c->sess->message);
+	c->sess->message = NULL;
+	return ctx_open_cache(c);
+}
+
+/* The saved session, its settings and its bisection. need_cache: the
+ * command downloads. 0, or -1 with err. */
+static int ctx_open_saved(ctx *c, int lock, int need_cache)
+{
+	size_t good_idx, bad_idx;
+
+	if (lock && ctx_lock(c) < 0)
+		return -1;
+	c->sess = ab_session_load(c->work_dir, &c->err);
+	if (!c->sess)
+		return -1;
+	if (ctx_session_cli(c) < 0) {
+		ab_error_set(&c->err, AB_EXIT_USAGE, "%s", _("the saved session cannot be read"));
+		return -1;
+	}
+	ctx_settings(c);
+	if (need_cache && ctx_rpm(c) < 0)
+		return -1;
+	if (ctx_load_session_index(c) < 0 ||
+	    ctx_resolve(c, c->sess->good, c->sess->bad, &good_idx, &bad_idx) < 0 ||
+	    ctx_make_bisect(c, good_idx, bad_idx) < 0 ||
+	    ab_session_apply(c->sess, c->b, 0, &c->err) < 0)
+		return -1;
+	if (c->sess->current) {
+		ssize_t pos = ab_index_find(c->idx, c->sess->current, NULL);
+		if (pos >= 0) {
+			c->current = (size_t)pos;
+			c->has_current = 1;
+		}
+	}
+	ab_bisect_settle(c->b);
+	if (!strcmp(c->sess->result, "aborted") && c->b->result == AB_RESULT_RUNNING)
+		c->b->result = AB_RESULT_ABORTED;
+	return need_cache ? ctx_open_cache(c) : 0;
+}
+
+/* ---- running with a probe or the prompt ---- */
+
+static int ctx_run(ctx *c)
+{
+	ab_bisect_callbacks cb;
+	ab_bisect *b = c->b;
+
+	if (!c->cli->probe && !ab_prompt_possible()) {
+		ab_error_set(&c->err, AB_EXIT_USAGE, "%s",
+			     _("no --probe given and standard input is not a terminal: nobody can be asked for verdicts"));
+		return fail(c);
+	}
+	ctx_callbacks(c, &cb);
+	b->result = AB_RESULT_RUNNING;
+	ab_bisect_settle(b);
+	ctx_save(c);
+	if (!c->cli->quiet && b->result == AB_RESULT_RUNNING)
+		fprintf(stderr, _("Bisecting %s: %zu builds from good %s to bad %s.\n"),
+			c->idx->name ? c->idx->name : c->idx->label,
+			ab_engine_candidate_count(b->engine) + 1,
+			c->idx->builds[c->b->opt.find_fix ? ab_engine_first_new(b->engine)
+							  : ab_engine_last_old(b->engine)].id,
+			c->idx->builds[c->b->opt.find_fix ? ab_engine_last_old(b->engine)
+							  : ab_engine_first_new(b->engine)].id);
+	if (ab_bisect_run(b, c->cache, &cb, &c->err) < 0 && c->err.code != AB_EXIT_ABORTED) {
+		b->result = AB_RESULT_ABORTED;
+		free(c->sess->message);
+		c->sess->message = ab_xstrdup(c->err.msg);
+		ctx_save(c);
+		return fail(c);
+	}
+	if (b->result == AB_RESULT_ABORTED) {
+		free(c->sess->message);
+		c->sess->message = ab_xstrdup(c->err.msg[0] ? c->err.msg : _("stopped"));
+	}
+	ctx_save(c);
+	ab_progress_flush(&c->prog);
+	if (b->result == AB_RESULT_ABORTED && c->err.msg[0])
+		ab_message("%s", c->err.msg);
+	if (b->result == AB_RESULT_ABORTED && !c->cli->quiet)
+		fprintf(stderr, _("The session is kept in %s: 'artbisect run' goes on from here.\n"),
+			c->work_dir);
+	return ctx_report(c);
+}
+
+int ab_cmd_bisect(ab_cli *cli, int argc, char **argv)
+{
+	ctx c;
+	size_t good_idx, bad_idx;
+	int status;
+
+	ctx_begin(&c, cli, argc, argv);
+	ctx_settings(&c);
+	if (!cli->probe && !ab_prompt_possible()) {
+		ab_message(_("no --probe given and standard input is not a terminal: nobody can be asked for verdicts"));
+		ctx_end(&c);
+		return AB_EXIT_USAGE;
+	}
+	if (ctx_open_new(&c, &good_idx, &bad_idx) < 0)
+		status = fail(&c);
+	else
+		status = ctx_run(&c);
+	ctx_end(&c);
+	return status;
+}
+
+int ab_cmd_run(ab_cli *cli, int argc, char **argv)
+{
+	ctx c;
+	int status;
+
+	ctx_begin(&c, cli, argc, argv);
+	if (ctx_open_saved(&c, 1, 1) < 0)
+		status = fail(&c);
+	else if (c.b->result == AB_RESULT_FOUND || c.b->result == AB_RESULT_INCONCLUSIVE) {
+		if (!cli->quiet)
+			fprintf(stderr, _("The session in %s has ended already.\n"), c.work_dir);
+		status = ctx_report(&c);
+	} else {
+		status = ctx_run(&c);
+	}
+	ctx_end(&c);
+	return status;
+}
+
+/* ---- testing by hand: start, good/bad/skip, replay ---- */
+
+/* "artbisect good" with --work-dir when it is not the default, for hints. */
+static char *hint_command(const ctx *c, const char *word)
+{
+	char *q, *s;
+
+	if (!c->cli->work_dir)
+		return ab_xasprintf("artbisect %s", word);
+	q = ab_shell_quote(c->cli->work_dir);
+	s = ab_xasprintf("artbisect %s --work-dir %s", word, q);
+	free(q);
+	return s;
+}
+
+/* What to do next, in plain words, on standard output. */
+static void say_next(ctx *c, size_t idx, const char *root, const char *artifacts)
+{
+	const ab_build *bd = &c->idx->builds[idx];
+	size_t left = ab_engine_candidate_count(c->b->engine);
+	unsigned steps = ab_engine_steps_left(c->b->engine);
+	char *good = hint_command(c, ab_bisect_old_term(c->b)), *bad = hint_command(c, ab_bisect_new_term(c->b)),
+	     *skip = hint_command(c, "skip");
+	const char *p, *q;
+
+	ab_progress_flush(&c->prog);
+	printf(_("Build %s is ready to test"), bd->id);
+	if (bd->version)
+		printf(" (%s)", bd->version);
+	printf(".\n");
+	printf(ngettext("%zu build may be the first %s one; ", "%zu builds may be the first %s one; ", left),
+	       left, ab_bisect_new_term(c->b));
+	printf(ngettext("about %u more step after this one.\n", "about %u more steps after this one.\n",
+			steps > 0 ? steps - 1 : 0),
+	       steps > 0 ? steps - 1 : 0);
+	if (bd->commit)
+		printf(_("  commit:   %s\n"), bd->commit);
+	printf(_("  unpacked: %s\n"), root);
+	for (p = artifacts; p && *p; p = q) {
+		q = strchr(p, '\n');
+		printf(_("  file:     %.*s\n"), (int)(q ? q - p : (ptrdiff_t)strlen(p)), p);
+		if (q)
+			q++;
+		else
+			break;
+	}
+	printf(_("Test it (install the packages and reboot, if that is what it takes), then type\n"
+		 "  %-40s if it works,\n  %-40s if it shows the problem,\n  %-40s if it cannot be tested.\n"),
+	       c->b->opt.find_fix ? bad : good, c->b->opt.find_fix ? good : bad, skip);
+	free(good);
+	free(bad);
+	free(skip);
+}
+
+/* Prepares the next build (or ends), saves, and says what comes next. */
+static int prepare_and_say(ctx *c)
+{
+	ab_bisect_callbacks cb;
+	char *root = NULL, *artifacts = NULL;
+	size_t idx;
+	int rc;
+
+	ctx_callbacks(c, &cb);
+	cb.ready = NULL;
+	c->has_current = 0;
+	rc = ab_bisect_prepare_next(c->b, c->cache, &cb, &idx, &root, &artifacts, &c->err);
+	if (rc < 0) {
+		ctx_save(c);
+		return fail(c);
+	}
+	if (rc == 1) {
+		ctx_save(c);
+		return ctx_report(c);
+	}
+	c->current = idx;
+	c->has_current = 1;
+	ctx_save(c);
+	say_next(c, idx, root, artifacts);
+	free(root);
+	free(artifacts);
+	return 0;
+}
+
+int ab_cmd_start(ab_cli *cli, int argc, char **argv)
+{
+	ctx c;
+	size_t good_idx, bad_idx;
+	int status;
+
+	ctx_begin(&c, cli, argc, argv);
+	ctx_settings(&c);
+	if (ctx_open_new(&c, &good_idx, &bad_idx) < 0)
+		status = fail(&c);
+	else
+		status = prepare_and_say(&c);
+	ctx_end(&c);
+	return status;
+}
+
+int ab_cmd_verdict(ab_cli *cli, int argc, char **argv)
+{
+	ab_term t = cli->cmd == AB_CMD_GOOD ? AB_TERM_GOOD
+		    : cli->cmd == AB_CMD_BAD ? AB_TERM_BAD : AB_TERM_SKIP;
+	ctx c;
+	ssize_t pos;
+	int status;
+
+	ctx_begin(&c, cli, argc, argv);
+	if (ctx_open_saved(&c, 1, 1) < 0) {
+		status = fail(&c);
+		goto out;
+	}
+	if (c.b->result == AB_RESULT_FOUND || c.b->result == AB_RESULT_INCONCLUSIVE) {
+		ab_message(_("the session in %s has ended already; 'artbisect reset' clears it"),
+			   c.work_dir);
+		status = ctx_report(&c);
+		goto out;
+	}
+	if (cli->verdict_id) {
+		pos = ab_index_find(c.idx, cli->verdict_id, &c.err);
+		if (pos < 0) {
+			status = fail(&c);
+			goto out;
+		}
+	} else if (c.has_current) {
+		pos = (ssize_t)c.current;
+	} else {
+		ab_error_set(&c.err, AB_EXIT_USAGE,
+			     _("no build is waiting for a verdict; name one (artbisect %s ID), or 'artbisect start' prepares the next"),
+			     ab_term_name(t));
+		status = fail(&c);
+		goto out;
+	}
+	if (ab_bisect_record(c.b, (size_t)pos, t, AB_BY_USER, 0, NULL) != AB_ENGINE_OK) {
+		ab_error_set(&c.err, AB_EXIT_USAGE,
+			     _("%s cannot be %s: the last %s build is %s and the first %s build is %s"),
+			     c.idx->builds[pos].id, ab_term_name(t), ab_bisect_old_term(c.b),
+			     c.idx->builds[ab_engine_last_old(c.b->engine)].id, ab_bisect_new_term(c.b),
+			     c.idx->builds[ab_engine_first_new(c.b->engine)].id);
+		status = fail(&c);
+		goto out;
+	}
+	if (!cli->quiet)
+		fprintf(stderr, _("Recorded: %s is %s.\n"), c.idx->builds[pos].id, ab_term_name(t));
+	/* The verdict is on disk before anything else is tried. */
+	if (c.has_current && (size_t)pos == c.current) {
+		char *root = ab_bisect_root_path(c.b, c.current);
+
+		c.has_current = 0;
+		if (!c.cli->keep_roots)
+			ab_remove_tree(root);
+		free(root);
+	}
+	free(c.sess->result);
+	c.sess->result = ab_xstrdup("running");
+	ctx_save(&c);
+	status = prepare_and_say(&c);
+out:
+	ctx_end(&c);
+	return status;
+}
+
+int ab_cmd_replay(ab_cli *cli, int argc, char **argv)
+{
+	ctx c;
+	char *text = NULL;
+	size_t len = 0, good_idx, bad_idx;
+	ab_session *log;
+	int status, n = 0;
+	char **sargv;
+
+	ctx_begin(&c, cli, argc, argv);
+	if (ab_read_file(cli->replay_file, 64 << 20, &text, &len, &c.err) < 0) {
+		status = fail(&c);
+		goto out;
+	}
+	log = ab_session_parse_log(text, cli->replay_file, &c.err);
+	free(text);
+	if (!log) {
+		status = fail(&c);
+		goto out;
+	}
+	if (ctx_lock(&c) < 0) {
+		ab_session_free(log);
+		status = fail(&c);
+		goto out;
+	}
+	if (ab_session_exists(c.work_dir)) {
+		if (!cli->quiet)
+			fprintf(stderr, _("Replacing the session in %s.\n"), c.work_dir);
+		if (ab_session_remove(c.work_dir, &c.err) < 0) {
+			ab_session_free(log);
+			status = fail(&c);
+			goto out;
+		}
+	}
+	/* The log's options, under this command's own. */
+	c.sess = log;
+	while (log->argv[n])
+		n++;
+	if (ctx_session_cli(&c) < 0) {
+		status = AB_EXIT_USAGE;
+		goto out;
+	}
+	ctx_settings(&c);
+	if (ctx_rpm(&c) < 0 || ctx_load_index(&c) < 0 ||
+	    ctx_resolve(&c, log->good, log->bad, &good_idx, &bad_idx) < 0) {
+		status = fail(&c);
+		goto out;
+	}
+	sargv = ab_cli_session_argv(c.cli, c.idx->builds[good_idx].id, c.idx->builds[bad_idx].id);
+	c.sess = ab_session_new(sargv, c.idx->builds[good_idx].id, c.idx->builds[bad_idx].id);
+	ab_cli_argv_free(sargv);
+	free(c.sess->started);
+	c.sess->started = ab_xstrdup(log->started);
+	c.sess->index_url = ab_xstrdup(c.idx->source_url);
+	if ((c.index_bytes &&
+	     ab_session_save_index(c.work_dir, c.index_bytes, c.index_len, &c.err) < 0) ||
+	    ctx_make_bisect(&c, good_idx, bad_idx) < 0 ||
+	    ab_session_apply(log, c.b, 0, &c.err) < 0 || ctx_open_cache(&c) < 0) {
+		ab_session_free(log);
+		status = fail(&c);
+		goto out;
+	}
+	/* The cli's strings point into the log's words; keep them. */
+	ctx_save(&c);
+	if (!cli->quiet)
+		fprintf(stderr, ngettext("Replayed %zu verdict.\n", "Replayed %zu verdicts.\n",
+					 log->nsteps), log->nsteps);
+	status = prepare_and_say(&c);
+	ab_session_free(log);
+out:
+	ctx_end(&c);
+	return status;
+}
+
+/* ---- looking at a session ---- */
+
+int ab_cmd_status(ab_cli *cli, int argc, char **argv)
+{
+	ctx c;
+	int status = 0, json = cli->json;
+
+	ctx_begin(&c, cli, argc, argv);
+	if (ctx_open_saved(&c, 0, 0) < 0) {
+		status = fail(&c);
+		goto out;
+	}
+	if (json) {
+		json_t *rep = ab_report_json(c.b);
+		char *s;
+
+		json_object_set_new(rep, "current",
+				    c.has_current && c.b->result == AB_RESULT_RUNNING
+				    ? json_pack("{s:s, s:I}", "id", c.idx->builds[c.current].id,
+						"index", (json_int_t)c.current)
+				    : json_null());
+		json_object_set_new(rep, "work_dir", json_string(c.work_dir));
+		if (c.sess->message)
+			json_object_set_new(rep, "message", json_string(c.sess->message));
+		s = json_dumps(rep, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		printf("%s\n", s);
+		free(s);
+		json_decref(rep);
+		goto out;
+	}
+	printf(_("Session in %s, started %s: "), c.work_dir, c.sess->started ? c.sess->started : "?");
+	switch (c.b->result) {
+	case AB_RESULT_FOUND: printf(_("found.\n")); break;
+	case AB_RESULT_INCONCLUSIVE: printf(_("ended, inconclusive.\n")); break;
+	case AB_RESULT_ABORTED: printf(_("stopped (%s).\n"), c.sess->message ? c.sess->message : "?"); break;
+	default: printf(_("running.\n")); break;
+	}
+	printf(_("  index:      %s\n"), c.idx->source_url);
+	printf(_("  range:      last %s %s, first %s %s\n"), ab_bisect_old_term(c.b),
+	       c.idx->builds[ab_engine_last_old(c.b->engine)].id, ab_bisect_new_term(c.b),
+	       c.idx->builds[ab_engine_first_new(c.b->engine)].id);
+	printf(ngettext("  candidates: %zu build", "  candidates: %zu builds",
+			ab_engine_candidate_count(c.b->engine)),
+	       ab_engine_candidate_count(c.b->engine));
+	if (c.b->result == AB_RESULT_RUNNING || c.b->result == AB_RESULT_ABORTED)
+		printf(ngettext(", about %u more step\n", ", about %u more steps\n",
+				ab_engine_steps_left(c.b->engine)),
+		       ab_engine_steps_left(c.b->engine));
+	else
+		printf("\n");
+	printf(ngettext("  verdicts:   %zu\n", "  verdicts:   %zu\n", c.b->nsteps), c.b->nsteps);
+	if (c.has_current && c.b->result != AB_RESULT_FOUND && c.b->result != AB_RESULT_INCONCLUSIVE) {
+		char *root = ab_bisect_root_path(c.b, c.current);
+		printf(_("  waiting:    %s, unpacked in %s\n"), c.idx->builds[c.current].id, root);
+		free(root);
+	}
+out:
+	ctx_end(&c);
+	return status;
+}
+
+int ab_cmd_log(ab_cli *cli, int argc, char **argv)
+{
+	ctx c;
+	char *text;
+	int status = 0;
+
+	ctx_begin(&c, cli, argc, argv);
+	c.sess = ab_session_load(c.work_dir, &c.err);
+	if (!c.sess) {
+		status = fail(&c);
+	} else {
+		text = ab_session_log(c.sess);
+		fputs(text, stdout);
 		free(text);
 	}
-	goto out;
+	ctx_end(&c);
+	return status;
+}
 
-fail:
-	ab_progress_flush(&prog);
-	ab_message("%s", err.msg);
-	status = err.code ? err.code : AB_EXIT_FAILURE;
-out:
-	fflush(stdout);
-	ab_bisect_free(b);
-	ab_cache_close(cache);
-	ab_index_free(idx);
-	ab_rpm_keyring_free(keyring);
-	ab_rpm_cleanup();
-	free(cache_dir);
-	free(work_dir);
+int ab_cmd_reset(ab_cli *cli, int argc, char **argv)
+{
+	ctx c;
+	int status = 0;
+
+	ctx_begin(&c, cli, argc, argv);
+	if (ctx_lock(&c) < 0) {
+		status = fail(&c);
+	} else if (!ab_session_exists(c.work_dir)) {
+		printf(_("There is no session in %s.\n"), c.work_dir);
+	} else if (ab_session_remove(c.work_dir, &c.err) < 0) {
+		status = fail(&c);
+	} else {
+		printf(_("The session in %s is removed; the download cache is kept.\n"), c.work_dir);
+	}
+	ctx_end(&c);
 	return status;
 }

@@ -1,37 +1,25 @@
-/* cmd_bisect.h - the bisection command of the front end.
+/* cmd_bisect.h - the commands that drive a bisection from the front end.
  *
- * Owns a whole run from the command line's point of view: loads the
- * index, resolves --good/--bad, wires the library's callbacks to the
- * terminal (progress, prompt) and prints the report. Returns the exit
- * status; main.c only parses options into this struct.
+ * Owns a run from the command line's point of view: settings (cli.c),
+ * loading the index (or the session's snapshot of it), resolving
+ * --good/--bad, the saved session (session.c) and its lock, wiring the
+ * library's callbacks to the terminal (progress, prompt), and printing
+ * the report and the next step. One function per subcommand; each
+ * returns the exit status. main.c only picks the function.
  */
 #ifndef AB_CMD_BISECT_H
 #define AB_CMD_BISECT_H
 
-typedef struct ab_cli {
-	const char *index;
-	const char *good, *bad;
-	const char *probe;
-	double timeout;
-	int timeout_skip;
-	int find_fix;
-	int json;
-	int jobs;
-	int no_prefetch;
-	int keep_roots;
-	int quiet;
-	const char *cache_dir;
-	const char *work_dir;
-	const char *cacert;
-	double net_timeout;
-	const char *report_file;
-	const char *keyrings[32];	/* --keyring, repeatable */
-	size_t nkeyrings;
-	const char *package;	/* --package: --index is a yum repository */
-	int install_rpm;	/* --install rpm */
-	long long cache_size;	/* --cache-size in bytes; 0 = the default */
-} ab_cli;
+#include "cli.h"
 
-int ab_cmd_bisect(const ab_cli *cli);
+/* argv as main got it; the first word (the subcommand) is argv[0]. */
+int ab_cmd_bisect(ab_cli *cli, int argc, char **argv);	/* artbisect --index URL */
+int ab_cmd_start(ab_cli *cli, int argc, char **argv);
+int ab_cmd_verdict(ab_cli *cli, int argc, char **argv);	/* good, bad, skip */
+int ab_cmd_run(ab_cli *cli, int argc, char **argv);
+int ab_cmd_replay(ab_cli *cli, int argc, char **argv);
+int ab_cmd_status(ab_cli *cli, int argc, char **argv);
+int ab_cmd_log(ab_cli *cli, int argc, char **argv);
+int ab_cmd_reset(ab_cli *cli, int argc, char **argv);
 
 #endif

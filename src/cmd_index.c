@@ -35,43 +35,6 @@ static void usage(FILE *out)
 		"into one build per version; archives keep the natural order of their names.\n"), out);
 }
 
-/* Writes text to path through a temporary file in the same directory. */
-static int write_atomic(const char *path, const char *text, ab_error *err)
-{
-	char *tmp = ab_xasprintf("%s.tmp-XXXXXX", path);
-	int fd = mkostemp(tmp, O_CLOEXEC), e;
-	size_t len = strlen(text), off = 0;
-
-	if (fd < 0)
-		goto fail;
-	while (off < len) {
-		ssize_t n = write(fd, text + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			goto fail;
-		off += (size_t)n;
-	}
-	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0 || close(fd) < 0) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0)
-		goto fail;
-	free(tmp);
-	return 0;
-fail:
-	e = errno;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	free(tmp);
-	ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"), path, strerror(e));
-	return -1;
-}
-
 int ab_cmd_index(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -124,7 +87,7 @@ int ab_cmd_index(int argc, char **argv)
 		return err.code ? err.code : AB_EXIT_FAILURE;
 	}
 	if (opt.output) {
-		if (write_atomic(opt.output, text, &err) < 0) {
+		if (ab_write_atomic(opt.output, text, strlen(text), 0644, &err) < 0) {
 			ab_message("%s", err.msg);
 			status = err.code;
 		}

@@ -151,12 +151,132 @@ char *ab_report_text(const ab_bisect *b)
 				      b->index->vcs_url);
 		else
 			ab_buf_puts(&out, _("If more than one commit lies between these builds, narrow it down with\nlocal builds in a clone of the source:\n"));
+		ab_buf_printf(&out, "  git log --oneline %s..%s\n", old->commit, nw->commit);
 		if (fix)
 			ab_buf_printf(&out, "  git bisect start --term-old=broken --term-new=fixed %s %s\n",
 				      nw->commit, old->commit);
 		else
 			ab_buf_printf(&out, "  git bisect start %s %s\n", nw->commit, old->commit);
 	}
+	free(cmp);
+	return ab_buf_steal(&out);
+}
+
+/* A table cell: '|' and line breaks would break the row. */
+static void md_cell(ab_buf *out, const char *s)
+{
+	ab_buf_puts(out, " ");
+	if (!s || !*s) {
+		ab_buf_puts(out, "-");
+	} else {
+		for (; *s; s++) {
+			if (*s == '|')
+				ab_buf_puts(out, "\\|");
+			else if (*s == '\n' || *s == '\r')
+				ab_buf_puts(out, " ");
+			else
+				ab_buf_append(out, s, 1);
+		}
+	}
+	ab_buf_puts(out, " |");
+}
+
+static void md_build_row(ab_buf *out, const char *label, const ab_build *bd)
+{
+	ab_buf_puts(out, "|");
+	md_cell(out, label);
+	md_cell(out, bd->id);
+	md_cell(out, bd->version);
+	md_cell(out, bd->commit);
+	md_cell(out, bd->date);
+	ab_buf_puts(out, "\n");
+}
+
+/* The kernel's regression tracker reads "#regzbot introduced:" lines. */
+static int is_linux(const ab_index *idx)
+{
+	const char *fields[] = { idx->project, idx->name };
+	size_t i;
+
+	for (i = 0; i < 2; i++)
+		if (fields[i] && (strcasestr(fields[i], "linux") || strcasestr(fields[i], "kernel")))
+			return 1;
+	return 0;
+}
+
+char *ab_report_markdown(const ab_bisect *b)
+{
+	size_t lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine), i;
+	const ab_build *old = &b->index->builds[lo], *nw = &b->index->builds[hi];
+	char *cmp = ab_index_compare_url(b->index, lo, hi);
+	int fix = b->opt.find_fix, found = b->result == AB_RESULT_FOUND;
+	const char *what = b->index->name ? b->index->name : b->index->label;
+	ab_buf out = {0};
+
+	if (found)
+		ab_buf_printf(&out, fix ? _("## %s: fixed in build %s\n\n") : _("## %s: regression in build %s\n\n"),
+			      what, nw->id);
+	else
+		ab_buf_printf(&out, fix ? _("## %s: fixed in one of %zu builds\n\n")
+				       : _("## %s: regression in one of %zu builds\n\n"),
+			      what, hi - lo);
+	ab_buf_printf(&out, "| | %s | %s | %s | %s |\n|---|---|---|---|---|\n", _("build"),
+		      _("version"), _("commit"), _("date"));
+	md_build_row(&out, fix ? _("last bad") : _("last good"), old);
+	md_build_row(&out, found ? (fix ? _("first good") : _("first bad"))
+				 : (fix ? _("known good") : _("known bad")), nw);
+	if (!found) {
+		ab_buf_puts(&out, "\n");
+		ab_buf_puts(&out, _("Candidates (they could not be told apart):"));
+		for (i = lo + 1; i <= hi && i <= lo + 50; i++)
+			ab_buf_printf(&out, " `%s`", b->index->builds[i].id);
+		if (hi - lo > 50)
+			ab_buf_puts(&out, " ...");
+		ab_buf_puts(&out, "\n");
+	}
+	if (cmp)
+		ab_buf_printf(&out, "\n%s %s\n", _("Changes between them:"), cmp);
+	if (old->commit && nw->commit) {
+		ab_buf_puts(&out, "\n");
+		if (b->index->vcs_url)
+			ab_buf_printf(&out, _("To narrow it down to one commit with local builds, in a clone of %s:\n\n"),
+				      b->index->vcs_url);
+		else
+			ab_buf_puts(&out, _("To narrow it down to one commit with local builds, in a clone of the source:\n\n"));
+		ab_buf_printf(&out, "    git log --oneline %s..%s\n", old->commit, nw->commit);
+		if (fix)
+			ab_buf_printf(&out, "    git bisect start --term-old=broken --term-new=fixed %s %s\n",
+				      nw->commit, old->commit);
+		else
+			ab_buf_printf(&out, "    git bisect start %s %s\n", nw->commit, old->commit);
+	}
+	ab_buf_printf(&out, "\n### %s\n\n| # | %s | %s | %s |\n|---|---|---|---|\n", _("Steps"),
+		      _("build"), _("verdict"), _("by"));
+	for (i = 0; i < b->nsteps; i++) {
+		const ab_step *s = &b->steps[i];
+		char num[32];
+
+		snprintf(num, sizeof num, "%zu", i + 1);
+		ab_buf_puts(&out, "|");
+		md_cell(&out, num);
+		md_cell(&out, b->index->builds[s->index].id);
+		md_cell(&out, ab_term_name(s->verdict));
+		if (s->reason) {
+			char *by = ab_xasprintf("%s: %s", ab_by_name(s->by), s->reason);
+			md_cell(&out, by);
+			free(by);
+		} else {
+			md_cell(&out, ab_by_name(s->by));
+		}
+		ab_buf_puts(&out, "\n");
+	}
+	ab_buf_printf(&out, "\n");
+	ab_buf_printf(&out, _("Found with artbisect %s over %s (%zu builds, %u tested)%s.\n"),
+		      PACKAGE_VERSION, b->index->source_url, b->index->nbuilds, b->tested,
+		      fix ? _(", looking for the fix") : "");
+	if (found && !fix && is_linux(b->index))
+		ab_buf_printf(&out, "\n#regzbot introduced: %s..%s\n",
+			      old->commit ? old->commit : old->id, nw->commit ? nw->commit : nw->id);
 	free(cmp);
 	return ab_buf_steal(&out);
 }

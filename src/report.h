@@ -16,6 +16,12 @@ json_t *ab_report_json(const ab_bisect *b);
 /* The human report, several lines ending in a newline. Caller frees. */
 char *ab_report_text(const ab_bisect *b);
 
+/* The report for a bug tracker or an upstream mail, as Markdown: the
+ * last old and first new builds with commits, dates and versions, the
+ * compare URL, the git commands that narrow it further, the steps, and
+ * for Linux a "#regzbot introduced:" line. Caller frees. */
+char *ab_report_markdown(const ab_bisect *b);
+
 /* The exit status the contract gives this result. */
 int ab_report_exit_status(const ab_bisect *b);
 

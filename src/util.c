@@ -304,3 +304,57 @@ const char *ab_format_size(long long n, char buf[32])
 		snprintf(buf, 32, "%.1f %s", v, units[u]);
 	return buf;
 }
+
+/* Writes to path through a temporary file in the same directory: write,
+ * fsync, rename, fsync the directory. */
+int ab_write_atomic(const char *path, const void *data, size_t len, int mode, ab_error *err)
+{
+	char *tmp = ab_xasprintf("%s.tmp-XXXXXX", path);
+	int fd = mkostemp(tmp, O_CLOEXEC), e;
+	size_t off = 0;
+	const char *text = data;
+
+	if (fd < 0)
+		goto fail;
+	while (off < len) {
+		ssize_t n = write(fd, text + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail;
+		off += (size_t)n;
+	}
+	if (fchmod(fd, (mode_t)mode) < 0 || fsync(fd) < 0 || close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0)
+		goto fail;
+	free(tmp);
+	{
+		/* The rename itself must reach the disk too. */
+		char *dir = ab_xstrdup(path), *slash = strrchr(dir, '/');
+		int dfd;
+
+		if (slash)
+			*(slash == dir ? slash + 1 : slash) = '\0';
+		dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			fsync(dfd);
+			close(dfd);
+		}
+		free(dir);
+	}
+	return 0;
+fail:
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"), path, strerror(e));
+	return -1;
+}
+

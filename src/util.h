@@ -34,6 +34,10 @@ int ab_mkdir_p(const char *path);
 int ab_remove_tree(const char *path);
 /* Reads a whole regular file, up to max bytes. */
 int ab_read_file(const char *path, size_t max, char **data, size_t *len, ab_error *err);
+/* Replaces path with len bytes of data atomically (temporary file in the
+ * same directory, fsync, rename, fsync of the directory); mode as chmod.
+ * 0, or -1 with err (exit 3). */
+int ab_write_atomic(const char *path, const void *data, size_t len, int mode, ab_error *err);
 /* Monotonic seconds. */
 double ab_now(void);
 /* "500M", "20G", "1048576" -> bytes (K, M, G, T are powers of 1024).

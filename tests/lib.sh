@@ -79,6 +79,12 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/artbisect-test.XXXXXX") || {
 	exit 1
 }
 export T
+# Every test has its own default work, cache and config directories, so
+# that sessions and settings never leak between tests (or from the user).
+export XDG_STATE_HOME="$T/xdg-state" XDG_CACHE_HOME="$T/xdg-cache" XDG_CONFIG_HOME="$T/xdg-config"
+unset ARTBISECT_CONFIG ARTBISECT_JOBS ARTBISECT_CACHE_DIR ARTBISECT_WORK_DIR ARTBISECT_TIMEOUT \
+	ARTBISECT_CACHE_SIZE ARTBISECT_KEYRING ARTBISECT_NO_PREFETCH ARTBISECT_NET_TIMEOUT \
+	ARTBISECT_TIMEOUT_VERDICT ARTBISECT_CACERT ARTBISECT_KEEP_ROOTS NO_COLOR
 
 _lib_cleanup() {
 	local rc=$?

@@ -23,7 +23,8 @@ def read():
         return False
     if not data:
         return False
-    buf += data
+    # The build id is in color on a terminal; the answers read plain text.
+    buf = re.sub(rb"\x1b\[[0-9;]*m", b"", buf + data)
     return True
 while time.time() < deadline:
     if not read():

@@ -1,0 +1,610 @@
+/* cli.c - see cli.h. */
+#include "config.h"
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "error.h"
+#include "i18n.h"
+#include "progress.h"
+#include "util.h"
+
+enum {
+	OPT_INDEX = 256, OPT_GOOD, OPT_BAD, OPT_PROBE, OPT_TIMEOUT, OPT_TIMEOUT_VERDICT,
+	OPT_FIND_FIX, OPT_JSON, OPT_JOBS, OPT_CACHE_DIR, OPT_WORK_DIR, OPT_NO_PREFETCH,
+	OPT_KEEP_ROOTS, OPT_CACERT, OPT_NET_TIMEOUT, OPT_REPORT, OPT_QUIET, OPT_HELP,
+	OPT_VERSION, OPT_KEYRING, OPT_PACKAGE, OPT_INSTALL, OPT_CACHE_SIZE, OPT_LAUNCH,
+};
+
+#define M(c) (1u << (c))
+/* Which subcommands take an option. */
+#define M_DEFINE (M(AB_CMD_BISECT) | M(AB_CMD_START))
+#define M_RUNS (M_DEFINE | M(AB_CMD_RUN))
+#define M_PREPARES (M_RUNS | M(AB_CMD_GOOD) | M(AB_CMD_BAD) | M(AB_CMD_SKIP) | M(AB_CMD_REPLAY))
+#define M_REPORTS M_PREPARES
+#define M_SESSION (M_PREPARES | M(AB_CMD_STATUS) | M(AB_CMD_LOG) | M(AB_CMD_RESET))
+#define M_ALL 0xffffu
+
+typedef struct opt_def {
+	const char *name;
+	int has_arg;
+	int id;
+	unsigned cmds;
+	int config;		/* may come from the config file and ARTBISECT_* */
+} opt_def;
+
+static const opt_def defs[] = {
+	{ "index", 1, OPT_INDEX, M_DEFINE, 0 },
+	{ "good", 1, OPT_GOOD, M_DEFINE, 0 },
+	{ "bad", 1, OPT_BAD, M_DEFINE, 0 },
+	{ "find-fix", 0, OPT_FIND_FIX, M_DEFINE, 0 },
+	{ "package", 1, OPT_PACKAGE, M_DEFINE, 0 },
+	{ "keyring", 1, OPT_KEYRING, M_DEFINE, 1 },
+	{ "install", 1, OPT_INSTALL, M_DEFINE, 0 },
+	{ "probe", 1, OPT_PROBE, M_RUNS, 0 },
+	{ "launch", 1, OPT_LAUNCH, M_RUNS, 0 },
+	{ "timeout", 1, OPT_TIMEOUT, M_RUNS, 1 },
+	{ "timeout-verdict", 1, OPT_TIMEOUT_VERDICT, M_RUNS, 1 },
+	{ "jobs", 1, OPT_JOBS, M_RUNS, 1 },
+	{ "no-prefetch", 0, OPT_NO_PREFETCH, M_RUNS, 1 },
+	{ "cache-dir", 1, OPT_CACHE_DIR, M_PREPARES, 1 },
+	{ "cache-size", 1, OPT_CACHE_SIZE, M_PREPARES, 1 },
+	{ "cacert", 1, OPT_CACERT, M_PREPARES, 1 },
+	{ "net-timeout", 1, OPT_NET_TIMEOUT, M_PREPARES, 1 },
+	{ "keep-roots", 0, OPT_KEEP_ROOTS, M_PREPARES, 1 },
+	{ "work-dir", 1, OPT_WORK_DIR, M_SESSION, 1 },
+	{ "json", 0, OPT_JSON, M_REPORTS | M(AB_CMD_STATUS), 0 },
+	{ "report", 1, OPT_REPORT, M_REPORTS, 0 },
+	{ "quiet", 0, OPT_QUIET, M_REPORTS, 0 },
+	{ "help", 0, OPT_HELP, M_ALL, 0 },
+	{ "version", 0, OPT_VERSION, M_ALL, 0 },
+};
+#define NDEFS (sizeof defs / sizeof defs[0])
+
+static const char *const command_names[AB_CMD_COUNT] = {
+	"", "start", "good", "bad", "skip", "run", "status", "log", "replay", "reset",
+};
+
+int ab_cli_command(const char *word)
+{
+	int i;
+
+	for (i = 1; i < AB_CMD_COUNT; i++)
+		if (!strcmp(word, command_names[i]))
+			return i;
+	return -1;
+}
+
+const char *ab_cli_command_name(ab_cmd cmd)
+{
+	return cmd == AB_CMD_BISECT ? "artbisect" : command_names[cmd];
+}
+
+static const opt_def *find_def(int id)
+{
+	size_t i;
+
+	for (i = 0; i < NDEFS; i++)
+		if (defs[i].id == id)
+			return &defs[i];
+	return NULL;
+}
+
+static const char *keep(ab_cli *cli, const char *s)
+{
+	cli->owned = ab_xrealloc(cli->owned, (cli->nowned + 1) * sizeof *cli->owned);
+	return cli->owned[cli->nowned++] = ab_xstrdup(s);
+}
+
+static int parse_seconds(const char *arg, double *out)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end || !(v >= 0) || v > 1e9)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Yes/no for flags given in the config file or environment. */
+static int parse_bool(const char *arg, int *out)
+{
+	if (!arg || !strcmp(arg, "") || !strcmp(arg, "1") || !strcasecmp(arg, "yes") ||
+	    !strcasecmp(arg, "true") || !strcasecmp(arg, "on"))
+		*out = 1;
+	else if (!strcmp(arg, "0") || !strcasecmp(arg, "no") || !strcasecmp(arg, "false") ||
+		 !strcasecmp(arg, "off"))
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}
+
+/* Applies one option; -1 with the reason in why. arg is kept as is, so
+ * it must live as long as cli (copy it first if it does not). */
+static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char *why,
+		      size_t whylen)
+{
+	int flag = 1;
+
+	if (!find_def(id)->has_arg && src != AB_SRC_ARGS && src != AB_SRC_SESSION &&
+	    parse_bool(arg, &flag) < 0) {
+		snprintf(why, whylen, _("expected yes or no, got '%s'"), arg);
+		return -1;
+	}
+	switch (id) {
+	case OPT_INDEX: cli->index = arg; break;
+	case OPT_GOOD: cli->good = arg; break;
+	case OPT_BAD: cli->bad = arg; break;
+	case OPT_PROBE: cli->probe = arg; break;
+	case OPT_LAUNCH: cli->launch = arg; break;
+	case OPT_TIMEOUT:
+		if (parse_seconds(arg, &cli->timeout) < 0) {
+			snprintf(why, whylen, _("expected a number of seconds, got '%s'"), arg);
+			return -1;
+		}
+		break;
+	case OPT_NET_TIMEOUT:
+		if (parse_seconds(arg, &cli->net_timeout) < 0) {
+			snprintf(why, whylen, _("expected a number of seconds, got '%s'"), arg);
+			return -1;
+		}
+		break;
+	case OPT_TIMEOUT_VERDICT:
+		if (!strcmp(arg, "skip"))
+			cli->timeout_skip = 1;
+		else if (!strcmp(arg, "bad"))
+			cli->timeout_skip = 0;
+		else {
+			snprintf(why, whylen, _("expected 'bad' or 'skip', got '%s'"), arg);
+			return -1;
+		}
+		break;
+	case OPT_FIND_FIX: cli->find_fix = flag; break;
+	case OPT_JSON: cli->json = flag; break;
+	case OPT_JOBS: {
+		char *end;
+		long n = strtol(arg, &end, 10);
+		if (end == arg || *end || n < 1 || n > 64) {
+			snprintf(why, whylen, _("expected a number from 1 to 64, got '%s'"), arg);
+			return -1;
+		}
+		cli->jobs = (int)n;
+		break;
+	}
+	case OPT_CACHE_DIR: cli->cache_dir = arg; break;
+	case OPT_WORK_DIR: cli->work_dir = arg; break;
+	case OPT_NO_PREFETCH: cli->no_prefetch = flag; break;
+	case OPT_KEEP_ROOTS: cli->keep_roots = flag; break;
+	case OPT_CACERT: cli->cacert = arg; break;
+	case OPT_REPORT: cli->report_file = arg; break;
+	case OPT_QUIET: cli->quiet = flag; break;
+	case OPT_PACKAGE: cli->package = arg; break;
+	case OPT_KEYRING:
+		/* A list from a later source replaces the earlier one. */
+		if (src > cli->keyring_source) {
+			cli->nkeyrings = 0;
+			cli->keyring_source = src;
+		}
+		if (cli->nkeyrings == AB_CLI_MAX_KEYRINGS) {
+			snprintf(why, whylen, _("at most %d files"), AB_CLI_MAX_KEYRINGS);
+			return -1;
+		}
+		cli->keyrings[cli->nkeyrings++] = arg;
+		break;
+	case OPT_CACHE_SIZE:
+		if (ab_parse_size(arg, &cli->cache_size) < 0 || cli->cache_size <= 0) {
+			snprintf(why, whylen, _("expected a size such as 500M or 20G, got '%s'"), arg);
+			return -1;
+		}
+		break;
+	case OPT_INSTALL:
+		if (strcmp(arg, "rpm")) {
+			snprintf(why, whylen, _("expected 'rpm', got '%s'"), arg);
+			return -1;
+		}
+		cli->install_rpm = 1;
+		break;
+	}
+	return 0;
+}
+
+/* "key = value" lines; '#' starts a comment; a flag may stand alone. */
+static int read_config(ab_cli *cli)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char *path, line[4096];
+	unsigned lineno = 0;
+	FILE *f;
+	int rc = 0;
+
+	if (getenv("ARTBISECT_CONFIG"))
+		path = ab_xstrdup(getenv("ARTBISECT_CONFIG"));
+	else if (xdg && xdg[0] == '/')
+		path = ab_xasprintf("%s/artbisect/config", xdg);
+	else if (home && *home)
+		path = ab_xasprintf("%s/.config/artbisect/config", home);
+	else
+		return 0;
+	f = fopen(path, "r");
+	if (!f) {
+		if (errno != ENOENT) {
+			ab_message(_("cannot read the configuration file %s: %s"), path, strerror(errno));
+			rc = -1;
+		}
+		free(path);
+		return rc;
+	}
+	while (rc == 0 && fgets(line, sizeof line, f)) {
+		char *key, *val = NULL, *eq, *end, why[256];
+		size_t i;
+
+		lineno++;
+		line[strcspn(line, "#\r\n")] = '\0';
+		for (key = line; isspace((unsigned char)*key); key++)
+			;
+		if (!*key)
+			continue;
+		eq = strchr(key, '=');
+		if (eq) {
+			*eq = '\0';
+			for (val = eq + 1; isspace((unsigned char)*val); val++)
+				;
+			for (end = val + strlen(val); end > val && isspace((unsigned char)end[-1]); end--)
+				;
+			*end = '\0';
+		}
+		for (end = key + strlen(key); end > key && isspace((unsigned char)end[-1]); end--)
+			;
+		*end = '\0';
+		for (i = 0; i < NDEFS; i++)
+			if (defs[i].config && !strcmp(defs[i].name, key))
+				break;
+		if (i == NDEFS) {
+			ab_message(_("%s, line %u: unknown setting '%s'"), path, lineno, key);
+			rc = -1;
+		} else if (defs[i].has_arg && (!val || !*val)) {
+			ab_message(_("%s, line %u: '%s' needs a value"), path, lineno, key);
+			rc = -1;
+		} else if (!(defs[i].cmds & M(cli->cmd))) {
+			continue;	/* a default for other subcommands */
+		} else if (set_option(cli, defs[i].id, val ? keep(cli, val) : NULL, AB_SRC_CONFIG,
+				      why, sizeof why) < 0) {
+			ab_message(_("%s, line %u: %s: %s"), path, lineno, key, why);
+			rc = -1;
+		}
+	}
+	fclose(f);
+	free(path);
+	return rc;
+}
+
+/* ARTBISECT_JOBS=4 and so on, for the settings the config file takes. */
+static int read_environment(ab_cli *cli)
+{
+	size_t i;
+
+	for (i = 0; i < NDEFS; i++) {
+		char var[64], why[256], *p;
+		const char *val;
+
+		if (!defs[i].config || !(defs[i].cmds & M(cli->cmd)))
+			continue;
+		snprintf(var, sizeof var, "ARTBISECT_%s", defs[i].name);
+		for (p = var; *p; p++)
+			*p = *p == '-' ? '_' : (char)toupper((unsigned char)*p);
+		val = getenv(var);
+		if (!val)
+			continue;
+		if (defs[i].id == OPT_KEYRING) {
+			/* A colon-separated list, as PATH is. */
+			char *copy = ab_xstrdup(val), *save = NULL, *tok;
+			int rc = 0;
+
+			for (tok = strtok_r(copy, ":", &save); tok && rc == 0;
+			     tok = strtok_r(NULL, ":", &save))
+				rc = set_option(cli, OPT_KEYRING, keep(cli, tok), AB_SRC_ENV, why,
+						sizeof why);
+			free(copy);
+			if (rc < 0) {
+				ab_message("%s: %s", var, why);
+				return -1;
+			}
+			continue;
+		}
+		if (set_option(cli, defs[i].id, keep(cli, val), AB_SRC_ENV, why, sizeof why) < 0) {
+			ab_message("%s: %s", var, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int ab_cli_init(ab_cli *cli, ab_cmd cmd)
+{
+	memset(cli, 0, sizeof *cli);
+	cli->cmd = cmd;
+	cli->jobs = 1;
+	if (read_config(cli) < 0 || read_environment(cli) < 0)
+		return -1;
+	return 0;
+}
+
+void ab_cli_free(ab_cli *cli)
+{
+	size_t i;
+
+	for (i = 0; i < cli->nowned; i++)
+		free(cli->owned[i]);
+	free(cli->owned);
+	cli->owned = NULL;
+	cli->nowned = 0;
+}
+
+int ab_cli_parse(ab_cli *cli, int argc, char **argv, ab_source src, const char *from)
+{
+	struct option longopts[NDEFS + 1];
+	size_t i;
+	int c, nops = 0;
+	char prefix[512];
+
+	if (from)
+		snprintf(prefix, sizeof prefix, "%s: ", from);
+	else
+		prefix[0] = '\0';
+	for (i = 0; i < NDEFS; i++) {
+		longopts[i].name = defs[i].name;
+		longopts[i].has_arg = defs[i].has_arg ? required_argument : no_argument;
+		longopts[i].flag = NULL;
+		longopts[i].val = defs[i].id;
+	}
+	memset(&longopts[NDEFS], 0, sizeof longopts[NDEFS]);
+	optind = 0;		/* GNU: start afresh, this may be the second parse */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		const opt_def *d = find_def(c);
+		char why[256];
+
+		if (c == ':') {
+			ab_message(_("%s%s needs a value"), prefix, argv[optind - 1]);
+			return -1;
+		}
+		if (!d) {
+			ab_message(_("%sunknown option '%s' (see %s --help)"), prefix, argv[optind - 1],
+				   cli->cmd == AB_CMD_BISECT ? "artbisect" : command_names[cli->cmd]);
+			return -1;
+		}
+		if (!(d->cmds & M(cli->cmd))) {
+			ab_message(_("%s'artbisect %s' does not take --%s"), prefix,
+				   command_names[cli->cmd], d->name);
+			return -1;
+		}
+		if (c == OPT_HELP) {
+			ab_cli_usage(cli->cmd, stdout);
+			return 1;
+		}
+		if (c == OPT_VERSION) {
+			printf("artbisect %s\n", PACKAGE_VERSION);
+			return 1;
+		}
+		if (set_option(cli, c, optarg, src, why, sizeof why) < 0) {
+			ab_message("%s--%s: %s", prefix, d->name, why);
+			return -1;
+		}
+	}
+	/* Operands: good|bad|skip [ID], replay FILE. */
+	for (; optind < argc; optind++, nops++) {
+		const char *arg = argv[optind];
+		int takes = cli->cmd == AB_CMD_GOOD || cli->cmd == AB_CMD_BAD ||
+			    cli->cmd == AB_CMD_SKIP || cli->cmd == AB_CMD_REPLAY;
+
+		if (!takes || nops > 0) {
+			ab_message(_("%sunexpected argument '%s' (see %s --help)"), prefix, arg,
+				   cli->cmd == AB_CMD_BISECT ? "artbisect"
+							     : command_names[cli->cmd]);
+			return -1;
+		}
+		if (cli->cmd == AB_CMD_REPLAY)
+			cli->replay_file = arg;
+		else
+			cli->verdict_id = arg;
+	}
+	if (cli->cmd == AB_CMD_REPLAY && !cli->replay_file) {
+		ab_message(_("replay needs the file that 'artbisect log' wrote"));
+		return -1;
+	}
+	if (cli->cmd == AB_CMD_START && !cli->index && src == AB_SRC_ARGS) {
+		ab_message(_("%s--index URL is required (see artbisect start --help)"), prefix);
+		return -1;
+	}
+	return 0;
+}
+
+static void push(char ***v, size_t *n, const char *s)
+{
+	*v = ab_xrealloc(*v, (*n + 2) * sizeof **v);
+	(*v)[(*n)++] = ab_xstrdup(s);
+	(*v)[*n] = NULL;
+}
+
+static void push_opt(char ***v, size_t *n, const char *name, const char *val)
+{
+	push(v, n, name);
+	if (val)
+		push(v, n, val);
+}
+
+char **ab_cli_session_argv(const ab_cli *cli, const char *good_id, const char *bad_id)
+{
+	char **v = NULL, num[64];
+	size_t n = 0, i;
+
+	push(&v, &n, "start");
+	push_opt(&v, &n, "--index", cli->index);
+	if (cli->package)
+		push_opt(&v, &n, "--package", cli->package);
+	push_opt(&v, &n, "--good", good_id);
+	push_opt(&v, &n, "--bad", bad_id);
+	if (cli->find_fix)
+		push_opt(&v, &n, "--find-fix", NULL);
+	for (i = 0; i < cli->nkeyrings; i++)
+		push_opt(&v, &n, "--keyring", cli->keyrings[i]);
+	if (cli->install_rpm)
+		push_opt(&v, &n, "--install", "rpm");
+	if (cli->probe)
+		push_opt(&v, &n, "--probe", cli->probe);
+	if (cli->launch)
+		push_opt(&v, &n, "--launch", cli->launch);
+	if (cli->timeout > 0) {
+		snprintf(num, sizeof num, "%g", cli->timeout);
+		push_opt(&v, &n, "--timeout", num);
+	}
+	if (cli->timeout_skip)
+		push_opt(&v, &n, "--timeout-verdict", "skip");
+	if (cli->jobs > 1) {
+		snprintf(num, sizeof num, "%d", cli->jobs);
+		push_opt(&v, &n, "--jobs", num);
+	}
+	if (cli->no_prefetch)
+		push_opt(&v, &n, "--no-prefetch", NULL);
+	if (cli->cache_dir)
+		push_opt(&v, &n, "--cache-dir", cli->cache_dir);
+	if (cli->cache_size > 0) {
+		snprintf(num, sizeof num, "%lld", cli->cache_size);
+		push_opt(&v, &n, "--cache-size", num);
+	}
+	if (cli->cacert)
+		push_opt(&v, &n, "--cacert", cli->cacert);
+	if (cli->net_timeout > 0) {
+		snprintf(num, sizeof num, "%g", cli->net_timeout);
+		push_opt(&v, &n, "--net-timeout", num);
+	}
+	if (cli->keep_roots)
+		push_opt(&v, &n, "--keep-roots", NULL);
+	return v;
+}
+
+void ab_cli_argv_free(char **argv)
+{
+	size_t i;
+
+	if (!argv)
+		return;
+	for (i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+/* One help line per option, for the options cmd takes. */
+static void option_help(ab_cmd cmd, FILE *out)
+{
+	static const struct { int id; const char *text; } help[] = {
+		{ OPT_INDEX, N_("  --index URL             the artifact index (path, file://, http://, https://),\n"
+				"                          or a yum/dnf repository with --package\n") },
+		{ OPT_GOOD, N_("  --good ID               a build that works (default: the oldest);\n"
+			       "                          an id, or 7+ characters of a commit\n") },
+		{ OPT_BAD, N_("  --bad ID                a build that shows the problem (default: the newest)\n") },
+		{ OPT_FIND_FIX, N_("  --find-fix              find the first good build after bad ones\n") },
+		{ OPT_PACKAGE, N_("  --package NAME          --index is a yum/dnf repository: bisect package NAME\n") },
+		{ OPT_KEYRING, N_("  --keyring FILE          RPMs must be signed by a key in FILE (repeatable)\n") },
+		{ OPT_INSTALL, N_("  --install rpm           install RPMs with an rpm transaction instead of\n"
+				  "                          unpacking them (runs scriptlets; needs root)\n") },
+		{ OPT_PROBE, N_("  --probe CMD             run CMD with /bin/sh in each build's root:\n"
+				"                          exit 0 good, 1-124/126/127 bad, 125 skip, 128+ abort;\n"
+				"                          without it, you are asked at each step\n") },
+		{ OPT_LAUNCH, N_("  --launch CMD            when you are asked: run CMD in the build's root first\n"
+				 "                          (and again on \"retry\"), e.g. the application\n") },
+		{ OPT_TIMEOUT, N_("  --timeout S             a probe running longer than S seconds is killed\n") },
+		{ OPT_TIMEOUT_VERDICT, N_("  --timeout-verdict bad|skip  what a timed-out probe means (default: bad)\n") },
+		{ OPT_JOBS, N_("  --jobs N                builds probed at once (default 1)\n") },
+		{ OPT_NO_PREFETCH, N_("  --no-prefetch           no background downloads\n") },
+		{ OPT_CACHE_DIR, N_("  --cache-dir DIR         verified downloads (default $XDG_CACHE_HOME/artbisect)\n") },
+		{ OPT_CACHE_SIZE, N_("  --cache-size SIZE       cap the cache (K, M, G suffixes; default a quarter\n"
+				     "                          of the space its file system could give it)\n") },
+		{ OPT_CACERT, N_("  --cacert FILE           trust the CA certificates in FILE for https\n") },
+		{ OPT_NET_TIMEOUT, N_("  --net-timeout S         give up on a connection that is silent for S seconds\n") },
+		{ OPT_KEEP_ROOTS, N_("  --keep-roots            keep each build's scratch root after its verdict\n") },
+		{ OPT_WORK_DIR, N_("  --work-dir DIR          the session and scratch roots\n"
+				   "                          (default $XDG_STATE_HOME/artbisect)\n") },
+		{ OPT_JSON, N_("  --json                  print the JSON report on standard output\n") },
+		{ OPT_REPORT, N_("  --report FILE           also write the report to FILE, as Markdown\n") },
+		{ OPT_QUIET, N_("  --quiet                 only the report and errors\n") },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof help / sizeof help[0]; i++)
+		if (find_def(help[i].id)->cmds & M(cmd))
+			fputs(_(help[i].text), out);
+	fputs(_("  --help, --version\n"), out);
+}
+
+void ab_cli_usage(ab_cmd cmd, FILE *out)
+{
+	switch (cmd) {
+	case AB_CMD_BISECT:
+		fputs(_("Usage: artbisect --index URL [options]\n"
+			"       artbisect COMMAND [options]    (see COMMAND --help)\n"
+			"Find the build that broke (or fixed) something, from prebuilt builds.\n\n"), out);
+		break;
+	case AB_CMD_START:
+		fputs(_("Usage: artbisect start --index URL [--good ID] [--bad ID] [options]\n"
+			"Start a session for testing by hand (a kernel that needs a reboot, say):\n"
+			"prepare the first build to test, say where it is, and exit.\n\n"), out);
+		break;
+	case AB_CMD_GOOD:
+	case AB_CMD_BAD:
+	case AB_CMD_SKIP:
+		fprintf(out, _("Usage: artbisect %s [ID] [options]\n"
+			       "Record that build ID (default: the build waiting for a verdict) is %s,\n"
+			       "then prepare the next build to test and say which.\n\n"),
+			command_names[cmd], command_names[cmd]);
+		break;
+	case AB_CMD_RUN:
+		fputs(_("Usage: artbisect run [--probe CMD] [options]\n"
+			"Continue the saved session until it ends, with a probe or by asking you.\n\n"), out);
+		break;
+	case AB_CMD_STATUS:
+		fputs(_("Usage: artbisect status [--json] [--work-dir DIR]\n"
+			"Say where the session stands.\n\n"), out);
+		break;
+	case AB_CMD_LOG:
+		fputs(_("Usage: artbisect log [--work-dir DIR]\n"
+			"Print the session as text that 'artbisect replay' reads back.\n\n"), out);
+		break;
+	case AB_CMD_REPLAY:
+		fputs(_("Usage: artbisect replay FILE [options]\n"
+			"Make the session that 'artbisect log' wrote to FILE again (replacing any\n"
+			"session in the work directory), then prepare the next build.\n\n"), out);
+		break;
+	case AB_CMD_RESET:
+		fputs(_("Usage: artbisect reset [--work-dir DIR]\n"
+			"Remove the session and its scratch roots; the download cache stays.\n\n"), out);
+		break;
+	default:
+		break;
+	}
+	option_help(cmd, out);
+	if (cmd == AB_CMD_BISECT)
+		fputs(_("\n"
+			"Settings: $XDG_CONFIG_HOME/artbisect/config (\"jobs = 4\" lines) and\n"
+			"ARTBISECT_JOBS-style variables give defaults; the command line wins.\n"
+			"\n"
+			"Exit status: 0 found, 1 inconclusive, 2 bad usage or input,\n"
+			"3 failure, 4 aborted (the session is kept).\n"
+			"\n"
+			"Commands:\n"
+			"  start        start a session for testing by hand\n"
+			"  good|bad|skip [ID]  record a verdict, prepare the next build\n"
+			"  run          continue the session with a probe or the prompt\n"
+			"  status       where the session stands (--json)\n"
+			"  log          the session as text; replay FILE makes it again\n"
+			"  reset        remove the session (never the download cache)\n"
+			"  index [--output FILE] [--name TEXT] [--base-url URL] PATH...\n"
+			"               write an index for the packages and archives in PATHs\n"
+			"  cache list|clean [--cache-dir DIR] [--older-than DAYS]\n"
+			"               show or empty the download cache\n"), out);
+}

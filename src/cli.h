@@ -1,0 +1,89 @@
+/* cli.h - the command line, the configuration file and ARTBISECT_*
+ * variables, turned into one ab_cli.
+ *
+ * Owns the option table (which options each subcommand takes), the
+ * order in which settings win (config file < environment < saved
+ * session < command line), per-subcommand --help, and writing the
+ * options of a session back as arguments. Front end: prints its
+ * messages with ab_message; never runs a bisection.
+ */
+#ifndef AB_CLI_H
+#define AB_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum ab_cmd {
+	AB_CMD_BISECT,		/* artbisect --index URL ... */
+	AB_CMD_START,
+	AB_CMD_GOOD,
+	AB_CMD_BAD,
+	AB_CMD_SKIP,
+	AB_CMD_RUN,
+	AB_CMD_STATUS,
+	AB_CMD_LOG,
+	AB_CMD_REPLAY,
+	AB_CMD_RESET,
+	AB_CMD_COUNT,
+} ab_cmd;
+
+/* Where a setting came from; a later source wins over an earlier one. */
+typedef enum ab_source { AB_SRC_CONFIG, AB_SRC_ENV, AB_SRC_SESSION, AB_SRC_ARGS } ab_source;
+
+#define AB_CLI_MAX_KEYRINGS 32
+
+typedef struct ab_cli {
+	ab_cmd cmd;
+	const char *index;
+	const char *good, *bad;
+	const char *probe;
+	const char *launch;	/* run before asking the person, and on "retry" */
+	double timeout;
+	int timeout_skip;
+	int find_fix;
+	int json;
+	int jobs;
+	int no_prefetch;
+	int keep_roots;
+	int quiet;
+	const char *cache_dir;
+	const char *work_dir;
+	const char *cacert;
+	double net_timeout;
+	const char *report_file;
+	const char *keyrings[AB_CLI_MAX_KEYRINGS];	/* --keyring, repeatable */
+	size_t nkeyrings;
+	ab_source keyring_source;	/* a later source replaces the list */
+	const char *package;	/* --package: --index is a yum repository */
+	int install_rpm;	/* --install rpm */
+	long long cache_size;	/* --cache-size in bytes; 0 = the default */
+	const char *verdict_id;	/* good|bad|skip ID */
+	const char *replay_file;	/* replay FILE */
+	/* Copies of strings read from the config file or the environment. */
+	char **owned;
+	size_t nowned;
+} ab_cli;
+
+/* Defaults (jobs 1), then the config file and ARTBISECT_* variables.
+ * -1 after a message when one of them is wrong. */
+int ab_cli_init(ab_cli *cli, ab_cmd cmd);
+void ab_cli_free(ab_cli *cli);
+
+/* Parses options and operands for cli->cmd from argv[0..argc) (argv[0]
+ * is the command's name and skipped). Returns -1 after a message on bad
+ * usage, 1 after printing --help or --version, 0 otherwise. from names
+ * the arguments' origin in messages (NULL for the command line). */
+int ab_cli_parse(ab_cli *cli, int argc, char **argv, ab_source src, const char *from);
+
+/* The options that define a session (index, range, probe, keys...),
+ * as arguments for `artbisect start`; NULL-terminated, free with
+ * ab_cli_argv_free. --good and --bad are written as the given ids. */
+char **ab_cli_session_argv(const ab_cli *cli, const char *good_id, const char *bad_id);
+void ab_cli_argv_free(char **argv);
+
+/* The subcommand named by word, or -1. */
+int ab_cli_command(const char *word);
+const char *ab_cli_command_name(ab_cmd cmd);
+void ab_cli_usage(ab_cmd cmd, FILE *out);
+
+#endif
