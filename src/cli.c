@@ -50,7 +50,7 @@ static const opt_def defs[] = {
 	{ "timeout-verdict", 1, OPT_TIMEOUT_VERDICT, M_RUNS, 1 },
 	{ "jobs", 1, OPT_JOBS, M_RUNS, 1 },
 	{ "no-prefetch", 0, OPT_NO_PREFETCH, M_RUNS, 1 },
-	{ "cache-dir", 1, OPT_CACHE_DIR, M_PREPARES, 1 },
+	{ "cache-dir", 1, OPT_CACHE_DIR, M_SESSION, 1 },
 	{ "cache-size", 1, OPT_CACHE_SIZE, M_PREPARES, 1 },
 	{ "cacert", 1, OPT_CACERT, M_PREPARES, 1 },
 	{ "net-timeout", 1, OPT_NET_TIMEOUT, M_PREPARES, 1 },
@@ -76,6 +76,28 @@ int ab_cli_command(const char *word)
 		if (!strcmp(word, command_names[i]))
 			return i;
 	return -1;
+}
+
+int ab_cli_find_command(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		size_t k;
+
+		if (!strcmp(a, "--"))
+			return 0;
+		if (a[0] != '-' || !a[1])
+			return ab_cli_command(a) > 0 ? i : 0;
+		if (a[1] != '-' || strchr(a, '='))
+			continue;
+		/* "--work-dir DIR": the next word is the value, not a command. */
+		for (k = 0; k < NDEFS; k++)
+			if (!strcmp(a + 2, defs[k].name) && defs[k].has_arg)
+				i++;
+	}
+	return 0;
 }
 
 const char *ab_cli_command_name(ab_cmd cmd)
@@ -221,7 +243,9 @@ static int read_config(ab_cli *cli)
 	unsigned lineno = 0;
 	FILE *f;
 	int rc = 0;
+	ab_cli scratch;
 
+	memset(&scratch, 0, sizeof scratch);
 	if (getenv("ARTBISECT_CONFIG"))
 		path = ab_xstrdup(getenv("ARTBISECT_CONFIG"));
 	else if (xdg && xdg[0] == '/')
@@ -270,10 +294,9 @@ static int read_config(ab_cli *cli)
 		} else if (defs[i].has_arg && (!val || !*val)) {
 			ab_message(_("%s, line %u: '%s' needs a value"), path, lineno, key);
 			rc = -1;
-		} else if (!(defs[i].cmds & M(cli->cmd))) {
-			continue;	/* a default for other subcommands */
-		} else if (set_option(cli, defs[i].id, val ? keep(cli, val) : NULL, AB_SRC_CONFIG,
-				      why, sizeof why) < 0) {
+		} else if (set_option(defs[i].cmds & M(cli->cmd) ? cli : &scratch, defs[i].id,
+				      val ? keep(cli, val) : NULL, AB_SRC_CONFIG, why, sizeof why) < 0) {
+			/* (A default for other subcommands is checked all the same.) */
 			ab_message(_("%s, line %u: %s: %s"), path, lineno, key, why);
 			rc = -1;
 		}
@@ -286,13 +309,15 @@ static int read_config(ab_cli *cli)
 /* ARTBISECT_JOBS=4 and so on, for the settings the config file takes. */
 static int read_environment(ab_cli *cli)
 {
+	ab_cli scratch;
 	size_t i;
 
+	memset(&scratch, 0, sizeof scratch);
 	for (i = 0; i < NDEFS; i++) {
 		char var[64], why[256], *p;
 		const char *val;
 
-		if (!defs[i].config || !(defs[i].cmds & M(cli->cmd)))
+		if (!defs[i].config)
 			continue;
 		snprintf(var, sizeof var, "ARTBISECT_%s", defs[i].name);
 		for (p = var; *p; p++)
@@ -307,8 +332,8 @@ static int read_environment(ab_cli *cli)
 
 			for (tok = strtok_r(copy, ":", &save); tok && rc == 0;
 			     tok = strtok_r(NULL, ":", &save))
-				rc = set_option(cli, OPT_KEYRING, keep(cli, tok), AB_SRC_ENV, why,
-						sizeof why);
+				rc = set_option(defs[i].cmds & M(cli->cmd) ? cli : &scratch,
+						OPT_KEYRING, keep(cli, tok), AB_SRC_ENV, why, sizeof why);
 			free(copy);
 			if (rc < 0) {
 				ab_message("%s: %s", var, why);
@@ -316,7 +341,8 @@ static int read_environment(ab_cli *cli)
 			}
 			continue;
 		}
-		if (set_option(cli, defs[i].id, keep(cli, val), AB_SRC_ENV, why, sizeof why) < 0) {
+		if (set_option(defs[i].cmds & M(cli->cmd) ? cli : &scratch, defs[i].id,
+			       keep(cli, val), AB_SRC_ENV, why, sizeof why) < 0) {
 			ab_message("%s: %s", var, why);
 			return -1;
 		}

@@ -81,6 +81,9 @@ int ab_cli_parse(ab_cli *cli, int argc, char **argv, ab_source src, const char *
 char **ab_cli_session_argv(const ab_cli *cli, const char *good_id, const char *bad_id);
 void ab_cli_argv_free(char **argv);
 
+/* Where the subcommand word is in argv (options may come before it, as
+ * in "artbisect --work-dir DIR status"), or 0 when there is none. */
+int ab_cli_find_command(int argc, char **argv);
 /* The subcommand named by word, or -1. */
 int ab_cli_command(const char *word);
 const char *ab_cli_command_name(ab_cmd cmd);

@@ -996,7 +996,8 @@ int ab_cmd_status(ab_cli *cli, int argc, char **argv)
 		char *s;
 
 		json_object_set_new(rep, "current",
-				    c.has_current && c.b->result == AB_RESULT_RUNNING
+				    c.has_current && (c.b->result == AB_RESULT_RUNNING ||
+						      c.b->result == AB_RESULT_ABORTED)
 				    ? json_pack("{s:s, s:I}", "id", c.idx->builds[c.current].id,
 						"index", (json_int_t)c.current)
 				    : json_null());

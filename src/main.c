@@ -1,6 +1,7 @@
 /* main.c - picks the subcommand, parses the command line, dispatches. */
 #include "config.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "cmd_bisect.h"
@@ -9,6 +10,7 @@
 #include "error.h"
 #include "i18n.h"
 #include "progress.h"
+#include "util.h"
 
 typedef int (*command_fn)(ab_cli *cli, int argc, char **argv);
 
@@ -29,7 +31,8 @@ int main(int argc, char **argv)
 {
 	ab_cli cli;
 	ab_cmd cmd = AB_CMD_BISECT;
-	int rc;
+	char **cmd_argv = NULL;
+	int rc, pos;
 
 	setlocale(LC_ALL, "");
 	bindtextdomain(PACKAGE, LOCALEDIR);
@@ -44,32 +47,43 @@ int main(int argc, char **argv)
 		ab_cli_usage(c > 0 ? (ab_cmd)c : AB_CMD_BISECT, stdout);
 		return 0;
 	}
-	if (argc > 1 && argv[1][0] != '-') {
-		int c = ab_cli_command(argv[1]);
+	pos = ab_cli_find_command(argc, argv);
+	if (pos > 0) {
+		/* The command's own argv: its name, then every other word. */
+		char **v = ab_xcalloc((size_t)argc + 1, sizeof *v);
+		int i, n = 0;
 
-		if (c < 0) {
-			ab_message(_("unknown command '%s' (see artbisect --help)"), argv[1]);
-			return AB_EXIT_USAGE;
-		}
-		cmd = (ab_cmd)c;
-		argc--;
-		argv++;
+		cmd = (ab_cmd)ab_cli_command(argv[pos]);
+		v[n++] = argv[pos];
+		for (i = 1; i < argc; i++)
+			if (i != pos)
+				v[n++] = argv[i];
+		argc = n;
+		argv = v;
+		cmd_argv = v;
+	} else if (argc > 1 && argv[1][0] != '-') {
+		ab_message(_("unknown command '%s' (see artbisect --help)"), argv[1]);
+		return AB_EXIT_USAGE;
 	}
 	if (ab_cli_init(&cli, cmd) < 0) {
 		ab_cli_free(&cli);
+		free(cmd_argv);
 		return AB_EXIT_USAGE;
 	}
 	rc = ab_cli_parse(&cli, argc, argv, AB_SRC_ARGS, NULL);
 	if (rc != 0) {
 		ab_cli_free(&cli);
+		free(cmd_argv);
 		return rc > 0 ? 0 : AB_EXIT_USAGE;
 	}
 	if (cmd == AB_CMD_BISECT && !cli.index) {
 		ab_message(_("--index URL is required (see artbisect --help)"));
 		ab_cli_free(&cli);
+		free(cmd_argv);
 		return AB_EXIT_USAGE;
 	}
 	rc = commands[cmd](&cli, argc, argv);
 	ab_cli_free(&cli);
+	free(cmd_argv);
 	return rc;
 }

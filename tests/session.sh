@@ -1,0 +1,262 @@
+#!/bin/bash
+# Sessions (CONTRACT.md section 4): start, good/bad/skip from separate
+# processes, status, log/reset/replay, run after an aborting probe and
+# after Ctrl-C, the lock, another session in the way, the Markdown
+# report, and the settings from the config file and the environment.
+set -u
+. "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
+
+mkfarm --out "$T/farm" --builds 300 --culprit 123 --failed 40 --missing 200
+start_server "$T/farm"
+W="$T/work"
+ab() { "$ARTBISECT" --work-dir "$W" --cache-dir "$T/cache" "$@"; }
+status_of() { ab status --json | json_get - "$1"; }
+
+# The build waiting for a verdict, judged the way a person would: run
+# the app in its root and look at the answer.
+judge_current() {
+	local id root
+	id=$(status_of current.id)
+	root=$(ls -d "$W"/roots/*-"$id" 2>/dev/null | head -n 1)
+	[ -n "$root" ] && [ -x "$root/usr/bin/app" ] || return 2
+	if (cd "$root" && ./usr/bin/app >/dev/null 2>&1); then echo good; else echo bad; fi
+}
+
+# --- the manual flow, one process per step --------------------------------
+run ab start --index "$BASE/index.json"
+is "$RC" 0 "start: exit 0"
+like "$OUT" '^Build b[0-9]{4} is ready to test' "start: says which build to test"
+like "$OUT" 'unpacked: .*/roots/[0-9]+-b[0-9]{4}' "start: says where its files are"
+like "$OUT" '299 builds may be the first bad one; about 8 more steps' "start: how many builds and steps are left"
+like "$OUT" 'artbisect good --work-dir .* if it works' "start: what to type after testing"
+is "$(status_of result)" running "status: running"
+first=$(status_of current.id)
+is "$(ls -d "$W"/roots/*-"$first" | wc -l)" 1 "the build waiting is unpacked in its root"
+
+steps=0 last_rc=0 verdicts=""
+while [ "$(status_of result)" = running ] && [ $steps -lt 20 ]; do
+	v=$(judge_current) || break
+	verdicts="$verdicts $v"
+	run ab "$v"
+	last_rc=$RC
+	steps=$((steps + 1))
+done
+is "$last_rc" 0 "the last verdict exits 0 (found)"
+like "$OUT" 'The first bad build is b0123' "the last verdict prints the report"
+is "$(status_of result)/$(status_of first_new.id)/$(status_of current)" found/b0123/null \
+	"status --json: found b0123, nothing waiting"
+tap_ok $(( steps <= 10 ? 0 : 1 )) "found in $steps verdicts by hand"
+is "$(ab status --json | json_get - candidates)" '["b0123"]' "status --json: one candidate"
+is "$(ls "$W/roots" 2>/dev/null | wc -l)" 0 "judged builds' roots are removed"
+run ab good
+is "$RC" 0 "a verdict after the end: exit as the result says"
+like "$ERR" 'has ended already' "a verdict after the end says so"
+
+# --- log, reset, replay ---------------------------------------------------
+ab log > "$T/session.log"
+ab status --json > "$T/status1.json"
+like "$(head -n 3 "$T/session.log")" "artbisect start --index $BASE/index.json --good b0000 --bad b0299" \
+	"log: the start line"
+is "$(grep -c '^artbisect \(good\|bad\|skip\) ' "$T/session.log")" "$(json_get "$T/status1.json" steps | "$PYTHON3" -c 'import json,sys; print(len(json.load(sys.stdin)))')" \
+	"log: one line per verdict"
+run ab reset
+is "$RC" 0 "reset: exit 0"
+is "$(ls "$W")" "session.lock" "reset: the session and its roots are gone"
+tap_ok $(( $(find "$T/cache" -type f | wc -l) > 0 ? 0 : 1 )) "reset: the download cache is kept"
+run ab status
+is "$RC" 2 "status without a session: exit 2"
+like "$ERR" 'no session in' "status without a session says so"
+run ab replay "$T/session.log"
+is "$RC" 0 "replay: exit 0 (the replayed session had found it)"
+ab status --json > "$T/status2.json"
+is "$(cat "$T/status2.json")" "$(cat "$T/status1.json")" "replay gives the same status back"
+is "$(ab log)" "$(cat "$T/session.log")" "replay gives the same log back"
+
+# A log written by hand: verdicts are marked as replayed.
+ab reset > /dev/null
+printf 'artbisect start --index %s\nbad b0149\ngood b0074   # looked at it\n' "$BASE/index.json" > "$T/hand.log"
+run ab replay "$T/hand.log"
+is "$RC" 0 "replay of a hand-written log: exit 0"
+is "$(status_of steps.0.by)/$(status_of steps.1.verdict)/$(status_of result)" replay/good/running \
+	"hand-written log: verdicts by replay, session running"
+like "$OUT" 'Build b0111 is ready to test' "replay prepares the next build"
+printf 'artbisect start --index %s\nartbisect maybe b0149\n' "$BASE/index.json" > "$T/bad.log"
+run ab replay "$T/bad.log"
+is "$RC" 2 "replay of a bad log: exit 2"
+like "$ERR" 'bad.log, line 2: expected start, good, bad or skip' "replay of a bad log names the line"
+
+# --- wrong verdicts leave the session as it was ---------------------------
+before=$(ab status --json)
+run ab good b9999
+is "$RC" 2 "a verdict on an unknown build: exit 2"
+like "$ERR" 'b9999' "the message names the id"
+run ab good b0160
+is "$RC" 2 "good after the first bad build: exit 2"
+like "$ERR" 'b0160 cannot be good: the last good build is b0074 and the first bad build is b0149' \
+	"the message says why"
+is "$(ab status --json)" "$before" "refused verdicts change nothing"
+run ab skip
+is "$RC" 0 "skip: exit 0"
+isnt "$(status_of current.id)" b0111 "skip: another build is prepared"
+run ab bad b0130
+is "$RC" 0 "a verdict on a named build other than the one waiting"
+is "$(status_of last_old.id)/$(status_of steps.3.id)/$(status_of steps.3.verdict)" b0074/b0130/bad \
+	"the named build's verdict is recorded"
+
+# --- another session in the way -------------------------------------------
+run ab --index "$BASE/index.json" --good b0010 --bad b0290 --probe ./usr/bin/app
+is "$RC" 2 "a new range while a session runs, no terminal: exit 2"
+like "$ERR" "a session for another range \\(b0000 to b0299, 4 verdicts\\) is in progress" \
+	"it says so and names the session"
+like "$ERR" "'artbisect run' continues it, 'artbisect reset' removes it" "it says what to do"
+is "$(status_of steps.3.id)" b0130 "the session is untouched"
+run ab --index "$BASE/index.json" --probe ./usr/bin/app --json
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0123 "the same range: the session is continued to the end"
+like "$ERR" 'Continuing the session in .* \(4 verdicts kept' "it says it continues"
+is "$(echo "$OUT" | json_get - steps.0.by)/$(echo "$OUT" | json_get - steps.0.id)" replay/b0149 \
+	"the report holds the earlier verdicts"
+run ab --index "$BASE/index.json" --good b0010 --bad b0290 --probe ./usr/bin/app --json
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0123 "a finished session makes room for a new one"
+
+# --- an aborting probe, then run ------------------------------------------
+ab reset > /dev/null
+cat > "$T/probe-abort.sh" <<'EOF'
+#!/bin/sh
+[ "$ARTBISECT_STEP" = 3 ] && exit 200
+exec ./usr/bin/app
+EOF
+chmod +x "$T/probe-abort.sh"
+run ab --index "$BASE/index.json" --probe "$T/probe-abort.sh" --json
+is "$RC" 4 "a probe exiting 200: exit 4"
+is "$(echo "$OUT" | json_get - result)" aborted "the report says aborted"
+is "$(status_of result)/$(status_of current.id)" aborted/b0111 "status: aborted, waiting on the build being probed"
+like "$(ab status)" 'stopped \(the probe exited with status 200 on build b0111' "status says why it stopped"
+run ab run --json
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0123 "run finishes it with the saved probe"
+is "$(echo "$OUT" | json_get - steps.2.id)/$(echo "$OUT" | json_get - steps.2.by)" b0111/probe \
+	"run probes the build again and keeps going"
+is "$(echo "$OUT" | json_get - tested)" 9 "no probe run is counted twice"
+
+# --- Ctrl-C, then run -----------------------------------------------------
+ab reset > /dev/null
+cat > "$T/probe-slow.sh" <<'EOF'
+#!/bin/sh
+[ "$ARTBISECT_STEP" = 2 ] && [ ! -e "$SLOW_ONCE" ] && touch "$SLOW_ONCE" && sleep 30
+exec ./usr/bin/app
+EOF
+chmod +x "$T/probe-slow.sh"
+export SLOW_ONCE="$T/slow-once"
+"$ARTBISECT" --work-dir "$W" --cache-dir "$T/cache" --index "$BASE/index.json" \
+	--probe "$T/probe-slow.sh" --json > "$T/int.out" 2> "$T/int.err" &
+pid=$!
+i=0
+while [ $i -lt 100 ] && ! [ -e "$SLOW_ONCE" ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.3
+kill -INT "$pid"
+wait "$pid"
+is "$?" 4 "Ctrl-C during a probe: exit 4"
+is "$(status_of result)/$(status_of steps.0.id)" aborted/b0149 "the verdict before Ctrl-C is saved"
+run ab run --json
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0123 "run after Ctrl-C finds it"
+unset SLOW_ONCE
+
+# --- the lock --------------------------------------------------------------
+ab reset > /dev/null
+ab start --index "$BASE/index.json" > /dev/null 2>&1
+"$PYTHON3" -c '
+import fcntl, sys, time
+f = open(sys.argv[1], "a")
+fcntl.flock(f, fcntl.LOCK_EX)
+open(sys.argv[2], "w").close()
+time.sleep(20)
+' "$W/session.lock" "$T/locked" &
+locker=$!
+i=0
+while [ $i -lt 100 ] && ! [ -e "$T/locked" ]; do sleep 0.1; i=$((i + 1)); done
+run ab bad
+is "$RC" 3 "a second process on a locked session: exit 3"
+like "$ERR" 'another artbisect .* is driving the session' "it says why"
+run ab reset
+is "$RC" 3 "reset waits for nobody either: exit 3"
+kill "$locker" 2>/dev/null
+wait "$locker" 2>/dev/null
+is "$(status_of steps)" '[]' "the locked session is untouched"
+run ab bad
+is "$RC" 0 "once the lock is free the verdict goes in"
+
+# --- skipping and unavailable builds by hand ------------------------------
+ab reset > /dev/null
+ab start --index "$BASE/index.json" --good b0190 --bad b0210 > /dev/null 2>&1
+for v in skip skip skip skip skip skip skip skip skip skip skip skip skip skip skip skip skip skip skip skip; do
+	[ "$(status_of result)" = running ] || break
+	ab $v > "$T/skip.out" 2>&1
+	rc=$?
+done
+is "$rc" 1 "every build skipped: the last verdict exits 1"
+like "$(cat "$T/skip.out")" 'Inconclusive' "and prints an inconclusive report"
+like "$(ab log)" 'artbisect skip b0200  # unavailable: ' "the log keeps the unavailable build and why"
+
+# --- the Markdown report ---------------------------------------------------
+ab reset > /dev/null
+"$PYTHON3" - "$T/farm/index.json" "$T/farm/linux.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["project"] = "linux"
+d["name"] = "linux-next kernels"
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+run ab --index "$BASE/linux.json" --probe ./usr/bin/app --report "$T/report.md"
+is "$RC" 0 "--report: exit 0"
+md=$(cat "$T/report.md")
+like "$md" '^## linux-next kernels: regression in build b0123' "report: a title naming the build"
+like "$md" '\| last good \| b0122 \| 1\.0\.122 \| [0-9a-f]{40} \| 2024-' "report: last good with version, commit, date"
+like "$md" '\| first bad \| b0123 \| 1\.0\.123 \| [0-9a-f]{40} \|' "report: first bad"
+like "$md" 'Changes between them: https://' "report: the compare URL"
+like "$md" '    git log --oneline [0-9a-f]{40}\.\.[0-9a-f]{40}' "report: git log OLD..NEW"
+like "$md" '    git bisect start [0-9a-f]{40} [0-9a-f]{40}' "report: git bisect start NEW OLD"
+like "$md" '\| 1 \| b0149 \| bad \| probe \|' "report: the steps with their verdicts"
+like "$md" '^#regzbot introduced: [0-9a-f]{40}\.\.[0-9a-f]{40}$' "report: the regzbot line for Linux"
+ab reset > /dev/null
+run ab --index "$BASE/index.json" --probe ./usr/bin/app --report "$T/report2.md"
+unlike "$(cat "$T/report2.md")" 'regzbot' "no regzbot line for other projects"
+
+# --- settings: config file < environment < command line ------------------
+ab reset > /dev/null
+mkdir -p "$XDG_CONFIG_HOME/artbisect"
+printf '# defaults\nwork-dir = %s\ncache-dir = %s\n' "$T/w-config" "$T/cache" > "$XDG_CONFIG_HOME/artbisect/config"
+run "$ARTBISECT" start --index "$BASE/index.json"
+is "$RC" 0 "start with settings from the config file"
+tap_ok $([ -f "$T/w-config/session.json" ]; echo $?) "the config file's work-dir is used"
+ARTBISECT_WORK_DIR="$T/w-env" run "$ARTBISECT" start --index "$BASE/index.json"
+tap_ok $([ -f "$T/w-env/session.json" ]; echo $?) "ARTBISECT_WORK_DIR wins over the config file"
+ARTBISECT_WORK_DIR="$T/w-env" run "$ARTBISECT" start --index "$BASE/index.json" --work-dir "$T/w-args"
+tap_ok $([ -f "$T/w-args/session.json" ]; echo $?) "--work-dir wins over the environment"
+ARTBISECT_WORK_DIR="$T/w-env" run "$ARTBISECT" status
+like "$OUT" "Session in $T/w-env" "status follows the same settings"
+printf 'jobs = many\n' > "$XDG_CONFIG_HOME/artbisect/config"
+run "$ARTBISECT" status
+is "$RC" 2 "a bad config value: exit 2"
+like "$ERR" 'artbisect/config, line 1: jobs: expected a number from 1 to 64' "the message names file, line and setting"
+printf 'colour = yes\n' > "$XDG_CONFIG_HOME/artbisect/config"
+run "$ARTBISECT" status
+like "$RC/$ERR" "^2/.*line 1: unknown setting 'colour'" "an unknown setting: exit 2, named"
+rm -f "$XDG_CONFIG_HOME/artbisect/config"
+ARTBISECT_JOBS=0 run "$ARTBISECT" --index "$BASE/index.json" --probe true
+like "$RC/$ERR" '^2/.*ARTBISECT_JOBS: expected a number' "a bad ARTBISECT_ variable: exit 2, named"
+
+# --- per-subcommand help and usage errors ---------------------------------
+run "$ARTBISECT" good --help
+like "$RC/$OUT" '^0/Usage: artbisect good \[ID\]' "good --help"
+unlike "$OUT" '--index' "good --help lists only its own options"
+run "$ARTBISECT" run --help
+like "$OUT" '--probe CMD' "run --help lists --probe"
+run "$ARTBISECT" good --index x
+like "$RC/$ERR" "^2/.*'artbisect good' does not take --index" "an option the subcommand does not take: exit 2"
+run "$ARTBISECT" good b1 b2
+is "$RC" 2 "two ids: exit 2"
+run "$ARTBISECT" frobnicate
+like "$RC/$ERR" "^2/.*unknown command 'frobnicate'" "an unknown command: exit 2"
+run "$ARTBISECT" replay
+is "$RC" 2 "replay without a file: exit 2"
+
+plan_done
