@@ -35,7 +35,11 @@ int main(int argc, char **argv)
 	int rc, pos;
 
 	setlocale(LC_ALL, "");
-	bindtextdomain(PACKAGE, LOCALEDIR);
+	{
+		/* For running from the build tree and for relocated installs. */
+		const char *dir = getenv("ARTBISECT_LOCALEDIR");
+		bindtextdomain(PACKAGE, dir && *dir ? dir : LOCALEDIR);
+	}
 	textdomain(PACKAGE);
 
 	if (argc > 1 && !strcmp(argv[1], "index"))
