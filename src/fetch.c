@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -83,6 +84,55 @@ static int wflush(xfer *x)
 		rc = write_out(x, x->wbuf, x->wlen);
 	x->wlen = 0;
 	return rc;
+}
+
+/* Connections, DNS answers and TLS sessions outlive one fetch call, so
+ * the next step's download reuses the connection of the last. libcurl
+ * does not support one connection cache used by concurrent threads, so
+ * each call takes a share of its own from a small pool for as long as it
+ * runs (prefetch workers run calls at the same time as the foreground). */
+#define SHARE_POOL 8
+static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
+static CURLSH *share_pool[SHARE_POOL];
+static int share_busy[SHARE_POOL];
+
+/* A share no other running call holds, or NULL (then nothing is shared). */
+static CURLSH *share_acquire(int *slot)
+{
+	CURLSH *sh = NULL;
+	int i;
+
+	*slot = -1;
+	pthread_mutex_lock(&share_lock);
+	for (i = 0; i < SHARE_POOL; i++) {
+		if (share_busy[i])
+			continue;
+		if (!share_pool[i]) {
+			CURLSH *n = curl_share_init();
+
+			if (!n)
+				break;
+			curl_share_setopt(n, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+			curl_share_setopt(n, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+			curl_share_setopt(n, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+			share_pool[i] = n;
+		}
+		share_busy[i] = 1;
+		sh = share_pool[i];
+		*slot = i;
+		break;
+	}
+	pthread_mutex_unlock(&share_lock);
+	return sh;
+}
+
+static void share_release(int slot)
+{
+	if (slot < 0)
+		return;
+	pthread_mutex_lock(&share_lock);
+	share_busy[slot] = 0;
+	pthread_mutex_unlock(&share_lock);
 }
 
 void ab_fetch_global_init(void)
@@ -181,12 +231,14 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow,
 	return 0;
 }
 
-static CURL *make_easy(xfer *x, const ab_fetch_options *opt)
+static CURL *make_easy(xfer *x, const ab_fetch_options *opt, CURLSH *share)
 {
 	CURL *h = curl_easy_init();
 
 	if (!h)
 		abort();
+	if (share)
+		curl_easy_setopt(h, CURLOPT_SHARE, share);
 	curl_easy_setopt(h, CURLOPT_URL, x->url);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,file");
 	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
@@ -537,7 +589,8 @@ static int run_all(xfer *xs, size_t n, ab_cache *cache, const ab_fetch_options *
 {
 	CURLM *multi = curl_multi_init();
 	size_t left = n, i;
-	int rc = 0;
+	int rc = 0, slot;
+	CURLSH *share = share_acquire(&slot);
 
 	if (!multi)
 		abort();
@@ -568,7 +621,7 @@ static int run_all(xfer *xs, size_t n, ab_cache *cache, const ab_fetch_options *
 			}
 			if (x->easy)
 				curl_easy_cleanup(x->easy);
-			x->easy = make_easy(x, opt);
+			x->easy = make_easy(x, opt, share);
 			curl_multi_add_handle(multi, x->easy);
 			x->state = XFER_RUNNING;
 		}
@@ -608,6 +661,7 @@ static int run_all(xfer *xs, size_t n, ab_cache *cache, const ab_fetch_options *
 		xfer_cleanup(&xs[i]);
 	}
 	curl_multi_cleanup(multi);
+	share_release(slot);
 	return rc;
 }
 

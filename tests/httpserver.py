@@ -11,8 +11,9 @@ outside DIR is ever served. --port 0 (the default) picks a free port; once
 the server listens, the port number is written to --port-file atomically.
 
 --log FILE: one line per request, appended and flushed at once:
-    METHOD PATH STATUS BYTES_SENT
-PATH is the request target as sent; STATUS is 000 for the reset fault;
+    METHOD PATH STATUS BYTES_SENT CLIENT_PORT
+PATH is the request target as sent; CLIENT_PORT tells connections apart
+(two requests with the same port came over one kept-alive connection); STATUS is 000 for the reset fault;
 BYTES_SENT counts body bytes. The line is written before the last byte of
 the response goes out, so a client that has its whole response will find
 its line in the log.
@@ -41,6 +42,7 @@ Fault kinds:
 --rate BYTES_PER_SEC: every response body is sent no faster than that.
 --total-rate BYTES_PER_SEC: all response bodies together are sent no
 faster than that (a shared link, for benchmarks).
+--close: "Connection: close" on every response (no kept-alive connections).
 
 Stops cleanly on SIGTERM or SIGINT. Prints nothing but errors (stderr).
 """
@@ -158,6 +160,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, format, *args):  # no access log on stderr
         pass
 
+    def end_headers(self):
+        if self.server.opts.close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        super().end_headers()
+
     def _log(self, status, nbytes):
         if self._logged:
             return
@@ -165,7 +173,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         logfile = self.server.opts.log
         if not logfile:
             return
-        line = "%s %s %s %d\n" % (self.command, self.path, status, nbytes)
+        line = "%s %s %s %d %d\n" % (self.command, self.path, status, nbytes,
+                                     self.client_address[1])
         with self.server.log_lock:
             with open(logfile, "a", encoding="utf-8", errors="replace") as f:
                 f.write(line)
@@ -446,6 +455,7 @@ def main():
     ap.add_argument("--log")
     ap.add_argument("--rate", type=int, default=0, help="bytes per second per response")
     ap.add_argument("--total-rate", type=int, default=0, help="bytes per second for all responses")
+    ap.add_argument("--close", action="store_true", help="close every connection after one response")
     opts = ap.parse_args()
 
     root = os.path.realpath(opts.root)

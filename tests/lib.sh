@@ -53,7 +53,8 @@
 #   count_requests PATTERN       how many log lines match the grep ERE
 #                                PATTERN (prints 0 if none, never fails)
 #   reset_log                    empties $T/server.log
-# Log lines are "METHOD PATH STATUS BYTES", e.g. "GET /builds/b0042.tar.gz 200 320".
+# Log lines are "METHOD PATH STATUS BYTES CLIENT_PORT", e.g.
+# "GET /builds/b0042.tar.gz 200 320 51234" (one port per connection).
 #
 # Scratch: $T, a fresh directory, removed at exit unless KEEP_TMP=1.
 # at_exit 'COMMAND' adds a command to run at exit (do not trap EXIT yourself).
