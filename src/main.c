@@ -35,6 +35,9 @@ int main(int argc, char **argv)
 	int rc, pos;
 
 	setlocale(LC_ALL, "");
+	/* Numbers on the command line, in configs, sessions and JSON are
+	 * written the C way ("1.5") whatever the language. */
+	setlocale(LC_NUMERIC, "C");
 	{
 		/* For running from the build tree and for relocated installs. */
 		const char *dir = getenv("ARTBISECT_LOCALEDIR");
