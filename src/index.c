@@ -1025,6 +1025,20 @@ static int read_build(struct parser *P, const json_t *o, size_t pos)
 	}
 	if (dup_str(P, o, "date", &b->date) < 0 || dup_str(P, o, "version", &b->version) < 0)
 		return -1;
+	b->position = -1;
+	{
+		/* How many commits the history had at this build (git rev-list
+		 * --count): the report then says how many lie between. */
+		json_t *v = json_object_get(o, "position");
+
+		if (v && !json_is_integer(v))
+			return type_error(P, "position", v, _("a non-negative integer"));
+		if (v && json_integer_value(v) < 0)
+			return fail(P, "position", _("expected a non-negative integer, found %lld"),
+				    (long long)json_integer_value(v));
+		if (v)
+			b->position = (long long)json_integer_value(v);
+	}
 
 	if ((r = get_str(P, o, "status", &s, &n)) < 0)
 		return -1;

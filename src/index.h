@@ -37,6 +37,7 @@ typedef struct ab_build {
 	char *commit;		/* NULL when absent, likewise date and version */
 	char *date;
 	char *version;
+	long long position;	/* commits in the history at this build, or -1 */
 	int failed;		/* status "failed": never downloaded */
 	size_t nartifacts;
 	ab_artifact *artifacts;

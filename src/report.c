@@ -75,6 +75,19 @@ json_t *ab_report_json(const ab_bisect *b)
 	return o;
 }
 
+/* "N commits lie between them" when the index gives both positions. */
+static void commits_between(ab_buf *out, const ab_build *old, const ab_build *nw)
+{
+	long long n;
+
+	if (old->position < 0 || nw->position < 0 || nw->position <= old->position)
+		return;
+	n = nw->position - old->position;
+	ab_buf_printf(out, ngettext("%lld commit lies between them (by the index's positions).\n",
+				    "%lld commits lie between them (by the index's positions).\n", (unsigned long)n),
+		      n);
+}
+
 static void describe_build(ab_buf *out, const char *label, const ab_build *bd)
 {
 	ab_buf_printf(out, "%-16s %s\n", label, bd->id);
@@ -130,6 +143,7 @@ char *ab_report_text(const ab_bisect *b)
 			     : (fix ? _("Known good build:") : _("Known bad build:")), nw);
 	if (cmp)
 		ab_buf_printf(&out, "\n%s %s\n", _("Changes between them:"), cmp);
+	commits_between(&out, old, nw);
 	ab_buf_printf(&out, "\n");
 	/* Split so that each number gets its own plural form. */
 	ab_buf_printf(&out, ngettext("%u build tested (%u by the probe)", "%u builds tested (%u by the probe)",
@@ -236,6 +250,10 @@ char *ab_report_markdown(const ab_bisect *b)
 	}
 	if (cmp)
 		ab_buf_printf(&out, "\n%s %s\n", _("Changes between them:"), cmp);
+	if (old->position >= 0 && nw->position > old->position) {
+		ab_buf_puts(&out, "\n");
+		commits_between(&out, old, nw);
+	}
 	if (old->commit && nw->commit) {
 		ab_buf_puts(&out, "\n");
 		if (b->index->vcs_url)

@@ -203,6 +203,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 d["project"] = "linux"
 d["name"] = "linux-next kernels"
+for i, b in enumerate(d["builds"]):
+    b["position"] = 1000 + 3 * i
 json.dump(d, open(sys.argv[2], "w"))
 EOF
 run ab --index "$BASE/linux.json" --probe ./usr/bin/app --report "$T/report.md"
@@ -212,6 +214,8 @@ like "$md" '^## linux-next kernels: regression in build b0123' "report: a title 
 like "$md" '\| last good \| b0122 \| 1\.0\.122 \| [0-9a-f]{40} \| 2024-' "report: last good with version, commit, date"
 like "$md" '\| first bad \| b0123 \| 1\.0\.123 \| [0-9a-f]{40} \|' "report: first bad"
 like "$md" 'Changes between them: https://' "report: the compare URL"
+like "$md" '^3 commits lie between them' "report: how many commits, from the index's positions"
+like "$OUT" '3 commits lie between them' "the text report says it too"
 like "$md" '    git log --oneline [0-9a-f]{40}\.\.[0-9a-f]{40}' "report: git log OLD..NEW"
 like "$md" '    git bisect start [0-9a-f]{40} [0-9a-f]{40}' "report: git bisect start NEW OLD"
 like "$md" '\| 1 \| b0149 \| bad \| probe \|' "report: the steps with their verdicts"
