@@ -17,6 +17,7 @@ enum {
 	OPT_FIND_FIX, OPT_JSON, OPT_JOBS, OPT_CACHE_DIR, OPT_WORK_DIR, OPT_NO_PREFETCH,
 	OPT_KEEP_ROOTS, OPT_CACERT, OPT_NET_TIMEOUT, OPT_REPORT, OPT_QUIET, OPT_HELP,
 	OPT_VERSION, OPT_KEYRING, OPT_PACKAGE, OPT_INSTALL, OPT_CACHE_SIZE, OPT_LAUNCH,
+	OPT_MAX_UNPACKED,
 };
 
 #define M(c) (1u << (c))
@@ -55,6 +56,7 @@ static const opt_def defs[] = {
 	{ "cacert", 1, OPT_CACERT, M_PREPARES, 1 },
 	{ "net-timeout", 1, OPT_NET_TIMEOUT, M_PREPARES, 1 },
 	{ "keep-roots", 0, OPT_KEEP_ROOTS, M_PREPARES, 1 },
+	{ "max-unpacked", 1, OPT_MAX_UNPACKED, M_PREPARES, 1 },
 	{ "work-dir", 1, OPT_WORK_DIR, M_SESSION, 1 },
 	{ "json", 0, OPT_JSON, M_REPORTS | M(AB_CMD_STATUS), 0 },
 	{ "report", 1, OPT_REPORT, M_REPORTS, 0 },
@@ -220,6 +222,12 @@ static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char 
 		break;
 	case OPT_CACHE_SIZE:
 		if (ab_parse_size(arg, &cli->cache_size) < 0 || cli->cache_size <= 0) {
+			snprintf(why, whylen, _("expected a size such as 500M or 20G, got '%s'"), arg);
+			return -1;
+		}
+		break;
+	case OPT_MAX_UNPACKED:
+		if (ab_parse_size(arg, &cli->max_unpacked) < 0 || cli->max_unpacked <= 0) {
 			snprintf(why, whylen, _("expected a size such as 500M or 20G, got '%s'"), arg);
 			return -1;
 		}
@@ -511,6 +519,10 @@ char **ab_cli_session_argv(const ab_cli *cli, const char *good_id, const char *b
 	}
 	if (cli->keep_roots)
 		push_opt(&v, &n, "--keep-roots", NULL);
+	if (cli->max_unpacked > 0) {
+		snprintf(num, sizeof num, "%lld", cli->max_unpacked);
+		push_opt(&v, &n, "--max-unpacked", num);
+	}
 	return v;
 }
 
@@ -554,6 +566,8 @@ static void option_help(ab_cmd cmd, FILE *out)
 		{ OPT_CACERT, N_("  --cacert FILE           trust the CA certificates in FILE for https\n") },
 		{ OPT_NET_TIMEOUT, N_("  --net-timeout S         give up on a connection that is silent for S seconds\n") },
 		{ OPT_KEEP_ROOTS, N_("  --keep-roots            keep each build's scratch root after its verdict\n") },
+		{ OPT_MAX_UNPACKED, N_("  --max-unpacked SIZE     refuse an artifact that unpacks to more than SIZE\n"
+				       "                          (default 16G; a guard against archive bombs)\n") },
 		{ OPT_WORK_DIR, N_("  --work-dir DIR          the session and scratch roots\n"
 				   "                          (default $XDG_STATE_HOME/artbisect)\n") },
 		{ OPT_JSON, N_("  --json                  print the JSON report on standard output\n") },

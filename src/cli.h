@@ -57,6 +57,7 @@ typedef struct ab_cli {
 	const char *package;	/* --package: --index is a yum repository */
 	int install_rpm;	/* --install rpm */
 	long long cache_size;	/* --cache-size in bytes; 0 = the default */
+	long long max_unpacked;	/* --max-unpacked in bytes; 0 = the default */
 	const char *verdict_id;	/* good|bad|skip ID */
 	const char *replay_file;	/* replay FILE */
 	/* Copies of strings read from the config file or the environment. */

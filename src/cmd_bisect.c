@@ -111,6 +111,12 @@ static void ctx_settings(ctx *c)
 	free(c->cache_dir);
 	c->cache_dir = cli->cache_dir ? ab_xstrdup(cli->cache_dir) : ab_default_cache_dir();
 	c->prog.quiet = cli->quiet;
+	if (cli->max_unpacked > 0) {
+		/* unpack.c reads the cap from its variable. */
+		char num[32];
+		snprintf(num, sizeof num, "%lld", cli->max_unpacked);
+		setenv("ARTBISECT_MAX_UNPACKED", num, 1);
+	}
 	c->prompt.prog = &c->prog;
 	c->prompt.launch = cli->launch;
 	c->prompt.cancel = &interrupted;

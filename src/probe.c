@@ -1,5 +1,6 @@
 /* probe.c - see probe.h. */
 #include "config.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -55,6 +56,12 @@ static void exec_probe(const ab_probe_spec *s)
 		_exit(128);
 	}
 	snprintf(stepbuf, sizeof stepbuf, "%u", s->step);
+	{
+		/* Marks every process of this step, daemons included. */
+		char token[64];
+		snprintf(token, sizeof token, "%ld-%ld", (long)getppid(), (long)getpid());
+		setenv("ARTBISECT_PROBE_ID", token, 1);
+	}
 	setenv("ARTBISECT_ROOT", s->root, 1);
 	setenv("ARTBISECT_BUILD", s->build_id, 1);
 	setenv("ARTBISECT_COMMIT", s->commit ? s->commit : "", 1);
@@ -64,6 +71,62 @@ static void exec_probe(const ab_probe_spec *s)
 	execl("/bin/sh", "sh", "-c", s->command, (char *)NULL);
 	fprintf(stderr, "artbisect: /bin/sh: %s\n", strerror(errno));
 	_exit(127);
+}
+
+static void nap(void);
+
+/* Whether process pid carries "ARTBISECT_PROBE_ID=token" in its
+ * environment (readable for our own processes only, which they are). */
+static int has_token(const char *pid, const char *needle, size_t nlen)
+{
+	char path[64], buf[65536];
+	ssize_t n, off = 0;
+	int fd, found = 0;
+
+	snprintf(path, sizeof path, "/proc/%s/environ", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while ((n = read(fd, buf + off, sizeof buf - 1 - (size_t)off)) > 0)
+		off += n;
+	close(fd);
+	buf[off] = '\0';
+	for (n = 0; n < off && !found; n += (ssize_t)strlen(buf + n) + 1)
+		found = (size_t)(off - n) >= nlen && !memcmp(buf + n, needle, nlen);
+	return found;
+}
+
+/* Kills what the probe of leader pid left running outside its process
+ * group: a daemon that called setsid() keeps the step's token in its
+ * environment. A few rounds, for processes forked while we looked. */
+static void sweep(pid_t pid)
+{
+	char needle[96];
+	size_t nlen;
+	int round;
+
+	nlen = (size_t)snprintf(needle, sizeof needle, "ARTBISECT_PROBE_ID=%ld-%ld",
+				(long)getpid(), (long)pid) + 1;	/* with the NUL */
+	for (round = 0; round < 5; round++) {
+		DIR *d = opendir("/proc");
+		struct dirent *e;
+		int killed = 0;
+
+		if (!d)
+			return;
+		while ((e = readdir(d))) {
+			if (e->d_name[0] < '1' || e->d_name[0] > '9' || atol(e->d_name) == (long)getpid())
+				continue;
+			if (has_token(e->d_name, needle, nlen)) {
+				kill((pid_t)atol(e->d_name), SIGKILL);
+				killed++;
+			}
+		}
+		closedir(d);
+		if (!killed)
+			return;
+		nap();
+	}
 }
 
 static void nap(void)
@@ -91,8 +154,9 @@ static int stop_group(pid_t pid, double grace)
 	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
 		;
 reaped:
-	/* Whatever the probe left behind in its group goes too. */
+	/* Whatever the probe left behind in its group, or outside it, goes too. */
 	kill(-pid, SIGKILL);
+	sweep(pid);
 	return ws;
 }
 
@@ -143,8 +207,9 @@ int ab_probe_run(const ab_probe_spec *s, ab_probe_result *res, ab_error *err)
 		}
 		nap();
 	}
-	/* Daemons the probe forked into its group do not outlive the step. */
+	/* Daemons the probe forked, in its group or not, do not outlive the step. */
 	kill(-pid, SIGKILL);
+	sweep(pid);
 	res->seconds = ab_now() - start;
 	res->outcome = ab_probe_outcome_of(ws);
 	if (WIFSIGNALED(ws))

@@ -1,5 +1,6 @@
 /* session.c - see session.h. */
 #include "config.h"
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -158,7 +159,9 @@ ab_session *ab_session_load(const char *work_dir, ab_error *err)
 	root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
 	argv = json_object_get(root, "argv");
 	steps = json_object_get(root, "steps");
-	if (!root || !json_is_array(argv) || json_array_size(argv) < 1 || !json_is_array(steps) ||
+	if (!root || !json_is_array(argv) || json_array_size(argv) < 1 ||
+	    !json_is_string(json_array_get(argv, 0)) ||
+	    strcmp(json_string_value(json_array_get(argv, 0)), "start") || !json_is_array(steps) ||
 	    !str_field(root, "good") || !str_field(root, "bad") || !str_field(root, "result")) {
 		ab_error_set(err, AB_EXIT_FAILURE,
 			     _("%s: not a session file this version can read (%s); 'artbisect reset' removes it"),
@@ -403,10 +406,28 @@ char *ab_shell_quote(const char *s)
 {
 	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				   "0123456789._+-/:=@%,^";
+	const unsigned char *p;
 	ab_buf b = {0};
+	int control = 0;
 
 	if (*s && strspn(s, safe) == strlen(s))
 		return ab_xstrdup(s);
+	for (p = (const unsigned char *)s; *p; p++)
+		control |= *p < 0x20 || *p == 0x7f;
+	if (control) {
+		/* $'...' keeps a line break on one line, as bash and zsh read it. */
+		ab_buf_puts(&b, "$'");
+		for (p = (const unsigned char *)s; *p; p++) {
+			if (*p == '\\' || *p == '\'')
+				ab_buf_printf(&b, "\\%c", *p);
+			else if (*p < 0x20 || *p == 0x7f)
+				ab_buf_printf(&b, "\\x%02x", *p);
+			else
+				ab_buf_append(&b, p, 1);
+		}
+		ab_buf_puts(&b, "'");
+		return ab_buf_steal(&b);
+	}
 	ab_buf_puts(&b, "'");
 	for (; *s; s++) {
 		if (*s == '\'')
@@ -432,8 +453,11 @@ char *ab_session_log(const ab_session *s)
 	size_t i;
 
 	ab_buf_puts(&out, "# artbisect session log (artbisect replay FILE makes it again)\n");
-	if (s->started)
-		ab_buf_printf(&out, "# started %s\n", s->started);
+	if (s->started) {
+		ab_buf_puts(&out, "# started ");
+		put_comment(&out, s->started);
+		ab_buf_puts(&out, "\n");
+	}
 	ab_buf_puts(&out, "artbisect");
 	for (i = 0; s->argv[i]; i++) {
 		char *q = ab_shell_quote(s->argv[i]);
@@ -456,9 +480,12 @@ char *ab_session_log(const ab_session *s)
 		}
 		ab_buf_puts(&out, "\n");
 	}
-	ab_buf_printf(&out, "# %s", s->result);
-	if (s->current)
-		ab_buf_printf(&out, ", waiting for a verdict on %s", s->current);
+	ab_buf_puts(&out, "# ");
+	put_comment(&out, s->result);
+	if (s->current) {
+		ab_buf_puts(&out, ", waiting for a verdict on ");
+		put_comment(&out, s->current);
+	}
 	ab_buf_puts(&out, "\n");
 	return ab_buf_steal(&out);
 }
@@ -486,7 +513,37 @@ static int split_words(const char *line, char ***words, size_t *n, char **commen
 			break;
 		}
 		while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
-			if (*p == '\'') {
+			if (p[0] == '$' && p[1] == '\'') {
+				/* $'...': backslash escapes \\, \', \xHH (what
+				 * ab_shell_quote writes) and \n, \t. */
+				for (p += 2; *p && *p != '\''; p++) {
+					char c = *p;
+
+					if (c == '\\' && p[1]) {
+						p++;
+						if (*p == 'n')
+							c = '\n';
+						else if (*p == 't')
+							c = '\t';
+						else if (*p == 'x' && isxdigit((unsigned char)p[1])) {
+							unsigned v = 0;
+							int k;
+
+							for (k = 0; k < 2 && isxdigit((unsigned char)p[1]); k++, p++)
+								v = v * 16 + (unsigned)(isdigit((unsigned char)p[1])
+									? p[1] - '0' : (tolower((unsigned char)p[1]) - 'a' + 10));
+							c = (char)v;
+						} else
+							c = *p;
+					}
+					ab_buf_append(&w, &c, 1);
+				}
+				if (*p != '\'') {
+					ab_buf_free(&w);
+					return -1;
+				}
+				p++;
+			} else if (*p == '\'') {
 				const char *end = strchr(p + 1, '\'');
 				if (!end) {
 					ab_buf_free(&w);

@@ -1,0 +1,65 @@
+#!/bin/bash
+# libFuzzer targets for the index loader and the session loaders
+# (tests/fuzz/), built here with clang under AddressSanitizer and
+# UndefinedBehaviorSanitizer and run briefly from seed inputs. Set
+# FUZZ_SECONDS for a longer run (default 20 s per target).
+set -u
+. "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
+
+need_cmd clang pkg-config
+SRC="$TESTS_SRCDIR/../src"
+CONFIG_H_DIR="$TESTS_BUILDDIR/.."
+[ -f "$CONFIG_H_DIR/config.h" ] || skip_all "no config.h in the build tree"
+printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n){(void)d;(void)n;return 0;}\n' > "$T/probe.c"
+clang -fsanitize=fuzzer "$T/probe.c" -o "$T/probe" > /dev/null 2>&1 ||
+	skip_all "clang cannot build libFuzzer targets (install libclang-rt-14-dev)"
+
+flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -pthread"
+cflags=$(pkg-config --cflags libcurl libarchive jansson rpm libxml-2.0)
+libs=$(pkg-config --libs libcurl libarchive jansson rpm libxml-2.0)
+# The library's sources: everything but the front end.
+lib=$(cd "$SRC" && ls *.c | grep -v -E '^(main|cli|cmd_.*|prompt|progress)\.c$' | sed "s|^|$SRC/|")
+build() {
+	clang $flags -I"$SRC" -I"$CONFIG_H_DIR" $cflags -DLOCALEDIR='"/nonexistent"' \
+		-DPKGDATADIR='"/nonexistent"' -o "$T/$1" "$TESTS_SRCDIR/fuzz/$1.c" $lib $libs \
+		> "$T/$1.build" 2>&1
+}
+build fuzz-index
+tap_ok $? "fuzz-index builds with clang, ASan and UBSan"
+build fuzz-session
+tap_ok $? "fuzz-session builds with clang, ASan and UBSan"
+
+# Seeds: a real index, broken ones, a real session and its log.
+mkdir -p "$T/seed-index" "$T/seed-session"
+mkfarm --out "$T/farm" --builds 6 --culprit 3 --failed 1
+cp "$T/farm/index.json" "$T/seed-index/good.json"
+printf '{"format":"artbisect-index","version":1,"builds":[{"id":"a","artifacts":[{"url":"file:///x","sha256":"%064d"}]}]}' 0 \
+	> "$T/seed-index/file-url.json"
+printf '[[[[[[[[[[' > "$T/seed-index/nesting.json"
+printf '{"format":"artbisect-index","version":2}' > "$T/seed-index/version.json"
+"$ARTBISECT" start --index "$T/farm/index.json" --work-dir "$T/w" --cache-dir "$T/c" > /dev/null 2>&1
+"$ARTBISECT" bad --work-dir "$T/w" --cache-dir "$T/c" > /dev/null 2>&1
+cp "$T/w/session.json" "$T/seed-session/session.json"
+"$ARTBISECT" log --work-dir "$T/w" > "$T/seed-session/session.log"
+printf "artbisect start --index \$'a\\\\nb' --probe 'it'\\\\''s'\nbad x  # probe, 1.5 s\n" > "$T/seed-session/quoted.log"
+
+secs=${FUZZ_SECONDS:-20}
+for target in fuzz-index fuzz-session; do
+	corpus="$T/corpus-$target"
+	mkdir -p "$corpus"
+	seeds="$T/seed-${target#fuzz-}"
+	(cd "$T" && ASAN_OPTIONS=detect_leaks=1 "$T/$target" -max_total_time="$secs" -rss_limit_mb=2048 \
+		-max_len=65536 -timeout=10 "$corpus" "$seeds" > "$T/$target.out" 2>&1)
+	rc=$?
+	tap_ok $rc "$target: ${secs} s of fuzzing, no crash, leak, hang or undefined behaviour"
+	if [ $rc -ne 0 ]; then
+		diag "$(grep -m 5 -E 'ERROR|SUMMARY|runtime error|Test unit written' "$T/$target.out")"
+		for f in "$T"/crash-* "$T"/leak-* "$T"/timeout-*; do
+			[ -f "$f" ] && diag "input: $(od -c "$f" | head -n 8)"
+		done
+	fi
+	like "$(grep -m 1 -o 'stat::number_of_executed_units: [0-9]*' "$T/$target.out" || grep -o '#[0-9]*.*DONE' "$T/$target.out" | tail -n 1)" \
+		'[0-9]' "$target: it ran ($(grep -o 'DONE.*' "$T/$target.out" | tail -n 1 | cut -c1-60))"
+done
+
+plan_done
