@@ -165,6 +165,21 @@ static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		rc = 1;
 		goto out;
 	}
+	/* Make room first: the cap holds while this build comes in, and a
+	 * small disk is not filled by entries that are no longer needed. */
+	if (b->opt.cache_size >= 0) {
+		const char **keep = ab_xcalloc(bd->nartifacts, sizeof *keep);
+		int64_t incoming = 0;
+
+		for (i = 0; i < bd->nartifacts; i++) {
+			keep[i] = bd->artifacts[i].sha256;
+			if (!ab_cache_has(cache, bd->artifacts[i].sha256) && bd->artifacts[i].size > 0)
+				incoming += bd->artifacts[i].size;
+		}
+		ab_cache_evict(cache, b->opt.cache_size > incoming ? b->opt.cache_size - incoming : 0,
+			       keep, bd->nartifacts);
+		free(keep);
+	}
 	if (ab_fetch_artifacts(cache, &b->opt.fetch, &cb->fetch, items, bd->nartifacts, err) < 0) {
 		rc = -1;
 		goto out;

@@ -689,11 +689,29 @@ static int ctx_run(ctx *c)
 			c->idx->builds[c->b->opt.find_fix ? ab_engine_last_old(b->engine)
 							  : ab_engine_first_new(b->engine)].id);
 	if (ab_bisect_run(b, c->cache, &cb, &c->err) < 0 && c->err.code != AB_EXIT_ABORTED) {
+		int status;
+
 		b->result = AB_RESULT_ABORTED;
 		free(c->sess->message);
 		c->sess->message = ab_xstrdup(c->err.msg);
 		ctx_save(c);
-		return fail(c);
+		status = fail(c);
+		if (c->cli->json) {
+			/* Automation still gets its one report object: what was
+			 * found before the failure, as "aborted". */
+			json_t *rep = ab_report_json(b);
+			char *s;
+
+			json_object_set_new(rep, "message", json_string(c->err.msg));
+			s = json_dumps(rep, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			printf("%s\n", s);
+			free(s);
+			json_decref(rep);
+		}
+		if (!c->cli->quiet)
+			fprintf(stderr, _("The session is kept in %s: 'artbisect run' goes on from here.\n"),
+				c->work_dir);
+		return status;
 	}
 	if (b->result == AB_RESULT_ABORTED) {
 		free(c->sess->message);

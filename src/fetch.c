@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <curl/curl.h>
 #include "digest.h"
@@ -241,7 +242,11 @@ static CURL *make_easy(xfer *x, const ab_fetch_options *opt, CURLSH *share)
 		curl_easy_setopt(h, CURLOPT_SHARE, share);
 	curl_easy_setopt(h, CURLOPT_URL, x->url);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,file");
-	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	/* Never from https down to http: the redirect would drop the TLS
+	 * the index was fetched with (the digest still guards artifacts, but
+	 * an index has no digest). */
+	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR,
+			 strncasecmp(x->url, "https:", 6) ? "http,https" : "https");
 	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
 	curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
 	curl_easy_setopt(h, CURLOPT_FAILONERROR, 1L);

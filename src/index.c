@@ -40,6 +40,8 @@
 
 #define MAX_INDEX_BYTES ((size_t)1 << 30)	/* 1 GiB: jansson needs about 8 times that */
 #define MIN_PREFIX 7
+/* The longest string field (an URL with a long query fits). */
+#define MAX_FIELD 65536
 #define CLIP 200		/* longest piece of the document quoted back */
 
 /* The id table keeps positions in 32 bits; a build takes at least 2 bytes. */
@@ -899,6 +901,12 @@ static int get_str(struct parser *P, const json_t *o, const char *key, const cha
 		return type_error(P, key, v, _("a string"));
 	*s = json_string_value(v);
 	*n = json_string_length(v);
+	/* No field of an index needs more; a bigger one is an attack on
+	 * memory or on the terminal, not data. */
+	if (*n > MAX_FIELD)
+		return fail(P, key, _("longer than %d bytes"), MAX_FIELD);
+	if (memchr(*s, '\0', *n))
+		return fail(P, key, _("must not contain NUL characters"));
 	return 1;
 }
 

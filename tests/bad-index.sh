@@ -37,6 +37,10 @@ cases=(
 "ftp url|{\"format\": \"artbisect-index\", \"version\": 1, \"builds\": [{\"id\": \"a\", \"artifacts\": [{\"url\": \"ftp://h/a.tar\", \"sha256\": \"$sha\"}]}]}|builds[0].artifacts[0].url"
 "file url in http index|{\"format\": \"artbisect-index\", \"version\": 1, \"builds\": [{\"id\": \"a\", \"artifacts\": [{\"url\": \"file:///etc/passwd\", \"type\": \"file\", \"sha256\": \"$sha\"}]}]}|builds[0].artifacts[0].url"
 "commit not a string|{\"format\": \"artbisect-index\", \"version\": 1, \"builds\": [{\"id\": \"a\", \"commit\": 5, \"artifacts\": [$art]}]}|builds[0].commit"
+"deep nesting|{\"format\": \"artbisect-index\", \"version\": 1, \"builds\": $(printf '[%.0s' $(seq 5000))|index.json: "
+"NUL in an id|{\"format\": \"artbisect-index\", \"version\": 1, \"builds\": [{\"id\": \"a\\u0000b\", \"artifacts\": [$art]}]}|u0000 is not allowed"
+"huge id|{\"format\": \"artbisect-index\", \"version\": 1, \"builds\": [{\"id\": \"$(head -c 70000 /dev/zero | tr '\000' a)\", \"artifacts\": [$art]}]}|builds[0].id: longer than 65536 bytes"
+"position a string|{\"format\": \"artbisect-index\", \"version\": 1, \"builds\": [{\"id\": \"a\", \"position\": \"7\", \"artifacts\": [$art]}]}|builds[0].position"
 "vcs not an object|{\"format\": \"artbisect-index\", \"version\": 1, \"vcs\": \"git\", \"builds\": [$ok_build]}|vcs"
 )
 for c in "${cases[@]}"; do

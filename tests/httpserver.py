@@ -38,11 +38,14 @@ Fault kinds:
   corrupt   full length, but 16 bytes in the middle are flipped
   html      200 text/html error page instead of the file
   norange   the Range header is ignored: 200 and the whole file
+  redirect=URL  302 to URL (e.g. from an https server to an http one)
 
 --rate BYTES_PER_SEC: every response body is sent no faster than that.
 --total-rate BYTES_PER_SEC: all response bodies together are sent no
 faster than that (a shared link, for benchmarks).
 --close: "Connection: close" on every response (no kept-alive connections).
+--tls CERT KEY: https instead of http (PEM files; BASE then starts with
+https://127.0.0.1 in tests/lib.sh only if the test says so).
 
 Stops cleanly on SIGTERM or SIGINT. Prints nothing but errors (stderr).
 """
@@ -74,7 +77,8 @@ def err(msg):
 
 
 def valid_fault(kind):
-    return kind in FAULT_WORDS or re.fullmatch(r"[1-5][0-9][0-9]", kind) is not None
+    return (kind in FAULT_WORDS or re.fullmatch(r"[1-5][0-9][0-9]", kind) is not None
+            or kind.startswith("redirect="))
 
 
 class Faults:
@@ -267,6 +271,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self._status = 200
                 self._simple(200, page, "text/html; charset=utf-8")
                 return
+            if fault.startswith("redirect="):
+                self._status = 302
+                self._simple(302, "", extra=(("Location", fault[len("redirect="):]),))
+                return
             if fault[0].isdigit():
                 code = int(fault)
                 self._status = code
@@ -456,6 +464,7 @@ def main():
     ap.add_argument("--rate", type=int, default=0, help="bytes per second per response")
     ap.add_argument("--total-rate", type=int, default=0, help="bytes per second for all responses")
     ap.add_argument("--close", action="store_true", help="close every connection after one response")
+    ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve https with this certificate and key")
     opts = ap.parse_args()
 
     root = os.path.realpath(opts.root)
@@ -473,6 +482,11 @@ def main():
     except OSError as e:
         err("cannot listen on 127.0.0.1:%d: %s" % (opts.port, e))
         return 1
+    if opts.tls:
+        import ssl
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(opts.tls[0], opts.tls[1])
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
     server.opts = opts
     server.root = root
     server.faults = Faults(os.path.abspath(opts.faults) if opts.faults else None)
