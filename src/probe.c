@@ -30,17 +30,79 @@ ab_probe_outcome ab_probe_outcome_of(int wstatus)
 	return AB_PROBE_BAD;
 }
 
-/* In the child: never returns. */
-static void exec_probe(const ab_probe_spec *s)
+extern char **environ;
+
+/* The probe's environment, made before fork(): after fork() in a
+ * process with threads (prefetch, multisection) the child may only make
+ * async-signal-safe calls, and setenv() or malloc() is not one. */
+static char **probe_env(const ab_probe_spec *s, const char *token)
 {
-	char stepbuf[32];
+	static const char *const ours[] = {
+		"ARTBISECT_ROOT=", "ARTBISECT_BUILD=", "ARTBISECT_COMMIT=", "ARTBISECT_VERSION=",
+		"ARTBISECT_ARTIFACTS=", "ARTBISECT_STEP=", "ARTBISECT_PROBE_ID=",
+	};
+	size_t n = 0, i, k, out = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = ab_xcalloc(n + 8, sizeof *env);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < sizeof ours / sizeof ours[0]; k++)
+			if (!strncmp(environ[i], ours[k], strlen(ours[k])))
+				break;
+		if (k == sizeof ours / sizeof ours[0])
+			env[out++] = ab_xstrdup(environ[i]);
+	}
+	env[out++] = ab_xasprintf("ARTBISECT_ROOT=%s", s->root);
+	env[out++] = ab_xasprintf("ARTBISECT_BUILD=%s", s->build_id);
+	env[out++] = ab_xasprintf("ARTBISECT_COMMIT=%s", s->commit ? s->commit : "");
+	env[out++] = ab_xasprintf("ARTBISECT_VERSION=%s", s->version ? s->version : "");
+	env[out++] = ab_xasprintf("ARTBISECT_ARTIFACTS=%s", s->artifacts ? s->artifacts : "");
+	env[out++] = ab_xasprintf("ARTBISECT_STEP=%u", s->step);
+	/* Marks every process of this step, daemons included. */
+	env[out++] = ab_xasprintf("ARTBISECT_PROBE_ID=%s", token);
+	env[out] = NULL;
+	return env;
+}
+
+static void env_free(char **env)
+{
+	size_t i;
+
+	for (i = 0; env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+static void say(const char *a, const char *b)
+{
+	/* write(2) only: this runs in the child between fork and exec. */
+	if (write(2, a, strlen(a)) < 0 || write(2, b, strlen(b)) < 0 || write(2, "\n", 1) < 0)
+		return;
+}
+
+/* In the child: never returns; async-signal-safe calls only. */
+static void exec_probe(const ab_probe_spec *s, char **env)
+{
+	struct sigaction dfl;
+	char *argv[4];
 	int fd;
 
 	setpgid(0, 0);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGCHLD, SIG_DFL);
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGINT, &dfl, NULL);
+	sigaction(SIGTERM, &dfl, NULL);
+	sigaction(SIGPIPE, &dfl, NULL);
+	sigaction(SIGCHLD, &dfl, NULL);
+	{
+		/* Threads may have blocked signals; the probe gets none blocked. */
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+	}
 	/* In its own process group the probe is in the background of the
 	 * terminal: reading it would stop the probe, so it reads nothing. */
 	fd = open("/dev/null", O_RDONLY);
@@ -52,24 +114,15 @@ static void exec_probe(const ab_probe_spec *s)
 	if (s->stdout_to_stderr)
 		dup2(2, 1);
 	if (chdir(s->root) < 0) {
-		fprintf(stderr, "artbisect: %s: %s\n", s->root, strerror(errno));
+		say("artbisect: cannot enter ", s->root);
 		_exit(128);
 	}
-	snprintf(stepbuf, sizeof stepbuf, "%u", s->step);
-	{
-		/* Marks every process of this step, daemons included. */
-		char token[64];
-		snprintf(token, sizeof token, "%ld-%ld", (long)getppid(), (long)getpid());
-		setenv("ARTBISECT_PROBE_ID", token, 1);
-	}
-	setenv("ARTBISECT_ROOT", s->root, 1);
-	setenv("ARTBISECT_BUILD", s->build_id, 1);
-	setenv("ARTBISECT_COMMIT", s->commit ? s->commit : "", 1);
-	setenv("ARTBISECT_VERSION", s->version ? s->version : "", 1);
-	setenv("ARTBISECT_ARTIFACTS", s->artifacts ? s->artifacts : "", 1);
-	setenv("ARTBISECT_STEP", stepbuf, 1);
-	execl("/bin/sh", "sh", "-c", s->command, (char *)NULL);
-	fprintf(stderr, "artbisect: /bin/sh: %s\n", strerror(errno));
+	argv[0] = (char *)"sh";
+	argv[1] = (char *)"-c";
+	argv[2] = (char *)s->command;
+	argv[3] = NULL;
+	execve("/bin/sh", argv, env);
+	say("artbisect: cannot run ", "/bin/sh");
 	_exit(127);
 }
 
@@ -99,14 +152,13 @@ static int has_token(const char *pid, const char *needle, size_t nlen)
 /* Kills what the probe of leader pid left running outside its process
  * group: a daemon that called setsid() keeps the step's token in its
  * environment. A few rounds, for processes forked while we looked. */
-static void sweep(pid_t pid)
+static void sweep(const char *token)
 {
 	char needle[96];
 	size_t nlen;
 	int round;
 
-	nlen = (size_t)snprintf(needle, sizeof needle, "ARTBISECT_PROBE_ID=%ld-%ld",
-				(long)getpid(), (long)pid) + 1;	/* with the NUL */
+	nlen = (size_t)snprintf(needle, sizeof needle, "ARTBISECT_PROBE_ID=%s", token) + 1;	/* with the NUL */
 	for (round = 0; round < 5; round++) {
 		DIR *d = opendir("/proc");
 		struct dirent *e;
@@ -136,7 +188,7 @@ static void nap(void)
 }
 
 /* TERM to the group, KILL after grace; reaps the leader. */
-static int stop_group(pid_t pid, double grace)
+static int stop_group(pid_t pid, double grace, const char *token)
 {
 	double until = ab_now() + grace;
 	int ws = 0;
@@ -156,27 +208,34 @@ static int stop_group(pid_t pid, double grace)
 reaped:
 	/* Whatever the probe left behind in its group, or outside it, goes too. */
 	kill(-pid, SIGKILL);
-	sweep(pid);
+	sweep(token);
 	return ws;
 }
 
 int ab_probe_run(const ab_probe_spec *s, ab_probe_result *res, ab_error *err)
 {
+	static unsigned counter;
 	double start = ab_now();
+	char token[64], **env;
 	pid_t pid;
 	int ws = 0;
 
 	memset(res, 0, sizeof *res);
 	res->status = -1;
+	snprintf(token, sizeof token, "%ld-%u", (long)getpid(),
+		 __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
+	env = probe_env(s, token);
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
 		ab_error_set(err, AB_EXIT_FAILURE, _("cannot start the probe: %s"), strerror(errno));
+		env_free(env);
 		return -1;
 	}
 	if (pid == 0)
-		exec_probe(s);
+		exec_probe(s, env);
+	env_free(env);
 	setpgid(pid, pid);	/* either side may win the race; both set it */
 
 	for (;;) {
@@ -188,19 +247,19 @@ int ab_probe_run(const ab_probe_spec *s, ab_probe_result *res, ab_error *err)
 			return -1;
 		}
 		if (s->cancel && *s->cancel) {
-			stop_group(pid, s->grace);
+			stop_group(pid, s->grace, token);
 			res->outcome = AB_PROBE_CANCELLED;
 			res->seconds = ab_now() - start;
 			return 0;
 		}
 		if (s->stop && *s->stop) {
-			stop_group(pid, s->grace);
+			stop_group(pid, s->grace, token);
 			res->outcome = AB_PROBE_STOPPED;
 			res->seconds = ab_now() - start;
 			return 0;
 		}
 		if (s->timeout > 0 && ab_now() - start >= s->timeout) {
-			stop_group(pid, s->grace);
+			stop_group(pid, s->grace, token);
 			res->outcome = AB_PROBE_TIMEOUT;
 			res->seconds = ab_now() - start;
 			return 0;
@@ -209,7 +268,7 @@ int ab_probe_run(const ab_probe_spec *s, ab_probe_result *res, ab_error *err)
 	}
 	/* Daemons the probe forked, in its group or not, do not outlive the step. */
 	kill(-pid, SIGKILL);
-	sweep(pid);
+	sweep(token);
 	res->seconds = ab_now() - start;
 	res->outcome = ab_probe_outcome_of(ws);
 	if (WIFSIGNALED(ws))
