@@ -142,4 +142,81 @@ run "$ARTBISECT" --index "$T/bombs/index.json" --work-dir "$T/work3" --cache-dir
 	--probe true --json --max-unpacked 1x
 like "$RC/$ERR" '^2/.*--max-unpacked: expected a size' "a bad --max-unpacked: exit 2"
 
+# RPMs whose cpio payload attacks, built by rpmbuild so that their
+# digests are right and librpm lets them through to the unpacker: a file
+# written through a symlink that points out of the root, a device node,
+# a setuid file.
+if command -v rpmbuild > /dev/null; then
+	mkdir -p "$T/rpm/top" "$T/rpmfarm/builds"
+	for kind in symlink device setuid; do
+		case $kind in
+		symlink) install='ln -s /tmp %{buildroot}/usr/share/out'
+			files='/usr/share/out' ;;
+		device) install=':'
+			files='%dev(c,1,3) /usr/share/evil-dev' ;;
+		setuid) install='cp %{buildroot}/usr/bin/app %{buildroot}/usr/bin/suid'
+			files='%attr(4755,root,root) /usr/bin/suid' ;;
+		esac
+		{
+			printf 'Name: evil-%s\nVersion: 1\nRelease: 1\n' "$kind"
+			printf 'Summary: an RPM whose payload attacks\nLicense: MIT\nBuildArch: noarch\n'
+			printf '%%description\ntest\n%%install\n'
+			printf 'mkdir -p %%{buildroot}/usr/bin %%{buildroot}/usr/share\n'
+			printf "printf '#!/bin/sh\\\\nexit 0\\\\n' > %%{buildroot}/usr/bin/app\n"
+			printf 'chmod 755 %%{buildroot}/usr/bin/app\n'
+			printf '%s\n' "$install"
+			printf '%%files\n/usr/bin/app\n%s\n' "$files"
+		} > "$T/rpm/$kind.spec"
+		rpmbuild -bb --quiet --define "_topdir $T/rpm/top" --define "_build_id_links none" \
+			--define "__os_install_post %{nil}" "$T/rpm/$kind.spec" > "$T/rpm/$kind.log" 2>&1 ||
+			diag "rpmbuild $kind: $(tail -n 5 "$T/rpm/$kind.log")"
+	done
+	cp "$T"/rpm/top/RPMS/noarch/*.rpm "$T/rpmfarm/builds/" 2>/dev/null
+	"$PYTHON3" - "$T/rpmfarm" <<'PY'
+import hashlib, json, os, sys
+d = sys.argv[1]
+builds = []
+for name in ["evil-device-1-1.noarch.rpm", "evil-symlink-1-1.noarch.rpm", "evil-setuid-1-1.noarch.rpm"]:
+    path = os.path.join(d, "builds", name)
+    if not os.path.exists(path):
+        continue
+    data = open(path, "rb").read()
+    builds.append({"id": name.split("-")[1], "artifacts": [{"url": "builds/" + name,
+                   "sha256": hashlib.sha256(data).hexdigest(), "type": "rpm"}]})
+json.dump({"format": "artbisect-index", "version": 1, "builds": builds}, open(os.path.join(d, "index.json"), "w"))
+PY
+	is "$(ls "$T/rpmfarm/builds" | wc -l)" 3 "rpmbuild made the three hostile RPMs"
+	before=$(fingerprint)
+	reorder() {	# OUT ID... : the index with its builds in this order
+		"$PYTHON3" - "$T/rpmfarm/index.json" "$T/rpmfarm/$1" "${@:2}" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+by = {b["id"]: b for b in d["builds"]}
+d["builds"] = [by[i] for i in sys.argv[3:]]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	}
+	# Three builds, the attacker in the middle: it is the one tested.
+	reorder i1.json device symlink setuid
+	run "$ARTBISECT" --index "$T/rpmfarm/i1.json" --work-dir "$T/work-rpm1" --cache-dir "$T/cache" \
+		--probe true --json --keep-roots --good device --bad setuid
+	is "$RC" 0 "an RPM with an absolute symlink: unpacked and judged"
+	tap_ok $([ -L "$(ls -d "$T"/work-rpm1/roots/*-symlink)/usr/share/out" ]; echo $?) "the symlink stays a symlink in the root"
+	reorder i2.json symlink device setuid
+	run "$ARTBISECT" --index "$T/rpmfarm/i2.json" --work-dir "$T/work-rpm2" --cache-dir "$T/cache" \
+		--probe true --json --keep-roots --good symlink --bad setuid
+	like "$OUT" "unsafe entry '[./]*usr/share/evil-dev': device node" "an RPM carrying a device node is refused, named"
+	reorder i3.json symlink setuid device
+	run "$ARTBISECT" --index "$T/rpmfarm/i3.json" --work-dir "$T/work-rpm3" --cache-dir "$T/cache" \
+		--probe true --json --keep-roots --good symlink --bad device
+	is "$RC" 0 "an RPM with a setuid file: unpacked and judged"
+	suid="$(ls -d "$T"/work-rpm3/roots/*-setuid)/usr/bin/suid"
+	tap_ok $([ -f "$suid" ] && ! [ -u "$suid" ]; echo $?) "the setuid file is there, without its setuid bit"
+	is "$(find "$T"/work-rpm* \( -perm -4000 -o -perm -2000 -o -type c -o -type b \) 2>/dev/null | wc -l)" 0 \
+		"no setuid file or device node from an RPM in any root"
+	is "$(fingerprint)" "$before" "hostile RPMs: nothing outside the roots changed"
+else
+	for i in 1 2 3 4 5 6 7 8; do skip "hostile RPMs" "rpmbuild is not installed"; done
+fi
+
 plan_done
