@@ -80,7 +80,7 @@ start_server "$T/rpmfarm"
 
 export QEMU_BOOT_LOG_DIR="$T/consoles"
 run "$ARTBISECT" --index "$BASE/index.json" --probe "$P --timeout 15" --work-dir "$T/w1" \
-	--cache-dir "$T/cache" --json --no-prefetch
+	--cache-dir "$T/cache" --json --no-prefetch --report "$T/report.md"
 is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/6.1.0-7 "12 kernel RPMs over HTTP: the first bad build is found"
 verdicts=$(grep -a 'qemu-boot: 6.1.0-' <<<"$ERR")
 diag "$verdicts"
@@ -89,6 +89,11 @@ tap_ok $(( $(echo "$OUT" | json_get - tested) == $(grep -c 'qemu-boot: 6.1.0-[0-
 like "$verdicts" 'good: reached userspace' "good builds reach userspace (the initramfs made by the probe)"
 like "$verdicts" 'bad: kernel panic' "a build whose init exits: a kernel panic, bad"
 is "$(ls "$T/consoles" | wc -l)" "$(echo "$OUT" | json_get - tested)" "one console log per step"
+is "$(echo "$OUT" | json_get - last_old.kernel_release)/$(echo "$OUT" | json_get - first_new.kernel_release)" \
+	"6.1.0-6.x86_64/6.1.0-7.x86_64" "the report names the kernels' uname -r"
+like "$(cat "$T/report.md")" 'Kernels \(uname -r\): last good `6\.1\.0-6\.x86_64`, first bad `6\.1\.0-7\.x86_64`' \
+	"the Markdown report too"
+like "$(cat "$T/report.md")" '^#regzbot introduced: 6\.1\.0-6\.\.6\.1\.0-7$' "and the regzbot line for a kernel farm"
 
 # Each kind of bad build judged on its own, straight from its root.
 judge() {	# BUILD-NUMBER
