@@ -17,7 +17,7 @@ enum {
 	OPT_FIND_FIX, OPT_JSON, OPT_JOBS, OPT_CACHE_DIR, OPT_WORK_DIR, OPT_NO_PREFETCH,
 	OPT_KEEP_ROOTS, OPT_CACERT, OPT_NET_TIMEOUT, OPT_REPORT, OPT_QUIET, OPT_HELP,
 	OPT_VERSION, OPT_KEYRING, OPT_PACKAGE, OPT_INSTALL, OPT_CACHE_SIZE, OPT_LAUNCH,
-	OPT_MAX_UNPACKED,
+	OPT_MAX_UNPACKED, OPT_SYSTEM_ROOT,
 };
 
 #define M(c) (1u << (c))
@@ -45,6 +45,7 @@ static const opt_def defs[] = {
 	{ "package", 1, OPT_PACKAGE, M_DEFINE, 0 },
 	{ "keyring", 1, OPT_KEYRING, M_DEFINE, 1 },
 	{ "install", 1, OPT_INSTALL, M_DEFINE, 0 },
+	{ "system-root", 1, OPT_SYSTEM_ROOT, M_DEFINE, 0 },
 	{ "probe", 1, OPT_PROBE, M_RUNS, 0 },
 	{ "launch", 1, OPT_LAUNCH, M_RUNS, 0 },
 	{ "timeout", 1, OPT_TIMEOUT, M_RUNS, 1 },
@@ -233,11 +234,21 @@ static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char 
 		}
 		break;
 	case OPT_INSTALL:
-		if (strcmp(arg, "rpm")) {
-			snprintf(why, whylen, _("expected 'rpm', got '%s'"), arg);
+		if (!strcmp(arg, "rpm"))
+			cli->install_rpm = 1;
+		else if (!strcmp(arg, "system"))
+			cli->install_system = 1;
+		else {
+			snprintf(why, whylen, _("expected 'rpm' or 'system', got '%s'"), arg);
 			return -1;
 		}
-		cli->install_rpm = 1;
+		break;
+	case OPT_SYSTEM_ROOT:
+		if (arg[0] != '/') {
+			snprintf(why, whylen, _("expected an absolute path, got '%s'"), arg);
+			return -1;
+		}
+		cli->system_root = arg;
 		break;
 	}
 	return 0;
@@ -489,6 +500,10 @@ char **ab_cli_session_argv(const ab_cli *cli, const char *good_id, const char *b
 		push_opt(&v, &n, "--keyring", cli->keyrings[i]);
 	if (cli->install_rpm)
 		push_opt(&v, &n, "--install", "rpm");
+	if (cli->install_system)
+		push_opt(&v, &n, "--install", "system");
+	if (cli->system_root)
+		push_opt(&v, &n, "--system-root", cli->system_root);
 	if (cli->probe)
 		push_opt(&v, &n, "--probe", cli->probe);
 	if (cli->launch)
@@ -550,7 +565,11 @@ static void option_help(ab_cmd cmd, FILE *out)
 		{ OPT_PACKAGE, N_("  --package NAME          --index is a yum/dnf repository: bisect package NAME\n") },
 		{ OPT_KEYRING, N_("  --keyring FILE          RPMs must be signed by a key in FILE (repeatable)\n") },
 		{ OPT_INSTALL, N_("  --install rpm           install RPMs with an rpm transaction instead of\n"
-				  "                          unpacking them (runs scriptlets; needs root)\n") },
+				  "                          unpacking them (runs scriptlets; needs root)\n"
+				  "  --install system        install each candidate kernel on this machine and\n"
+				  "                          make it the default for the next boot only\n") },
+		{ OPT_SYSTEM_ROOT, N_("  --system-root DIR       with --install system: the system to install into\n"
+				      "                          (default /)\n") },
 		{ OPT_PROBE, N_("  --probe CMD             run CMD with /bin/sh in each build's root:\n"
 				"                          exit 0 good, 1-124/126/127 bad, 125 skip, 128+ abort;\n"
 				"                          without it, you are asked at each step\n") },

@@ -56,6 +56,8 @@ typedef struct ab_cli {
 	ab_source keyring_source;	/* a later source replaces the list */
 	const char *package;	/* --package: --index is a yum repository */
 	int install_rpm;	/* --install rpm */
+	int install_system;	/* --install system: candidates go on this machine */
+	const char *system_root;	/* --system-root, default "/" */
 	long long cache_size;	/* --cache-size in bytes; 0 = the default */
 	long long max_unpacked;	/* --max-unpacked in bytes; 0 = the default */
 	const char *verdict_id;	/* good|bad|skip ID */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include "bisect.h"
 #include "cache.h"
 #include "cmd_bisect.h"
@@ -20,6 +21,7 @@
 #include "report.h"
 #include "rpmpkg.h"
 #include "session.h"
+#include "sysinstall.h"
 #include "util.h"
 
 /* The largest index document we read (a 1M-build index is ~300 MB). */
@@ -503,6 +505,13 @@ static int existing_session(ctx *c, size_t good_idx, size_t bad_idx)
 	s = ab_session_load(c->work_dir, &c->err);
 	if (!s)
 		return -1;
+	if ((!strcmp(s->result, "found") || !strcmp(s->result, "inconclusive")) && s->nkernels) {
+		ab_error_set(&c->err, AB_EXIT_USAGE,
+			     _("the finished session in %s installed kernels on this machine; 'artbisect reset' removes them first"),
+			     c->work_dir);
+		ab_session_free(s);
+		return -1;
+	}
 	if (!strcmp(s->result, "found") || !strcmp(s->result, "inconclusive")) {
 		ab_session_free(s);
 		if (ab_session_remove(c->work_dir, &c->err) < 0)
@@ -589,6 +598,12 @@ static int ctx_open_new(ctx *c, size_t *good_idx, size_t *bad_idx)
 	if (ex == 0) {
 		c->sess = ab_session_new(argv, c->idx->builds[*good_idx].id,
 					 c->idx->builds[*bad_idx].id);
+		if (c->cli->install_system && !c->cli->system_root) {
+			/* The kernel running now is never removed by reset. */
+			struct utsname u;
+			if (uname(&u) == 0)
+				c->sess->running_kernel = ab_xstrdup(u.release);
+		}
 		if (c->index_bytes &&
 		    ab_session_save_index(c->work_dir, c->index_bytes, c->index_len, &c->err) < 0) {
 			ab_cli_argv_free(argv);
@@ -670,6 +685,12 @@ static int ctx_run(ctx *c)
 {
 	ab_bisect_callbacks cb;
 	ab_bisect *b = c->b;
+
+	if (c->cli->install_system) {
+		ab_error_set(&c->err, AB_EXIT_USAGE, "%s",
+			     _("--install system is for testing by hand across reboots: use 'artbisect start', then good, bad or skip after each boot"));
+		return fail(c);
+	}
 
 	if (!c->cli->probe && !ab_prompt_possible()) {
 		ab_error_set(&c->err, AB_EXIT_USAGE, "%s",
@@ -821,6 +842,51 @@ static void say_next(ctx *c, size_t idx, const char *root, const char *artifacts
 	free(skip);
 }
 
+/* --install system: the build's packages on the machine, its kernel the
+ * default for the next boot only. 0, 1 when the packages were refused
+ * (recorded as unavailable), -1 with err. */
+static int install_on_system(ctx *c, size_t idx, const char *artifacts)
+{
+	const ab_build *bd = &c->idx->builds[idx];
+	const char *sysroot = c->cli->system_root ? c->cli->system_root : "/";
+	char *list = ab_xstrdup(artifacts ? artifacts : ""), *save = NULL, *p;
+	const char **paths = ab_xcalloc(bd->nartifacts + 1, sizeof *paths);
+	char *installed = NULL, *reason = NULL, *release = ab_kernel_release(bd), *how = NULL;
+	size_t n = 0;
+	int rc;
+
+	for (p = strtok_r(list, "\n", &save); p && n < bd->nartifacts; p = strtok_r(NULL, "\n", &save))
+		paths[n++] = p;
+	rc = ab_sys_install(bd, paths, n, sysroot, c->keyring, &installed, &reason, &c->err);
+	if (rc == 0) {
+		if (!release) {
+			/* Not a kernel package name we know: take the version. */
+			release = ab_xstrdup(bd->version ? bd->version : bd->id);
+		}
+		ab_session_add_kernel(c->sess, bd->artifacts[0].type == AB_ART_DEB ? "deb" : "rpm",
+				      release, installed);
+		ctx_save(c);
+		rc = ab_sys_oneshot(sysroot, release, &how, &c->err);
+		if (rc >= 0 && !c->cli->quiet)
+			fprintf(stderr, rc == 0 ? _("Installed %s (kernel %s); next boot only: %s\n")
+						: _("Installed %s (kernel %s); %s\n"),
+				installed, release, how);
+		rc = rc < 0 ? -1 : 0;
+	} else if (rc > 0) {
+		ab_bisect_record(c->b, idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, reason);
+		ab_progress_verdict(&c->prog, c->b, &c->b->steps[c->b->nsteps - 1]);
+		c->has_current = 0;
+		ctx_save(c);
+	}
+	free(how);
+	free(release);
+	free(installed);
+	free(reason);
+	free(paths);
+	free(list);
+	return rc;
+}
+
 /* Prepares the next build (or ends), saves, and says what comes next. */
 static int prepare_and_say(ctx *c)
 {
@@ -844,7 +910,24 @@ static int prepare_and_say(ctx *c)
 	c->current = idx;
 	c->has_current = 1;
 	ctx_save(c);
+	if (c->cli->install_system) {
+		int r = install_on_system(c, idx, artifacts);
+
+		if (r < 0) {
+			free(root);
+			free(artifacts);
+			return fail(c);
+		}
+		if (r > 0) {
+			/* Refused: the build counts as unavailable; the next one. */
+			free(root);
+			free(artifacts);
+			return prepare_and_say(c);
+		}
+	}
 	say_next(c, idx, root, artifacts);
+	if (c->cli->install_system && !c->cli->quiet)
+		printf(_("It is installed and set as the default for the next boot only: reboot into it, test, then type one of the commands above.\n"));
 	free(root);
 	free(artifacts);
 	return 0;
@@ -1084,6 +1167,47 @@ int ab_cmd_log(ab_cli *cli, int argc, char **argv)
 	return status;
 }
 
+/* reset: every kernel --install system put on the machine goes, except
+ * the one that was running when the session started and the one
+ * running now. */
+static int remove_kernels(ctx *c)
+{
+	struct utsname u;
+	const char *sysroot = "/", *running = NULL;
+	size_t i;
+
+	c->sess = ab_session_load(c->work_dir, &c->err);
+	if (!c->sess)
+		return -1;
+	if (!c->sess->nkernels)
+		return 0;
+	if (ctx_session_cli(c) < 0) {
+		ab_error_set(&c->err, AB_EXIT_USAGE, "%s", _("the saved session cannot be read"));
+		return -1;
+	}
+	if (c->cli->system_root)
+		sysroot = c->cli->system_root;
+	else if (uname(&u) == 0)
+		running = u.release;
+	if (ab_rpm_init(&c->err) < 0)
+		return -1;
+	c->rpm_ready = 1;
+	for (i = 0; i < c->sess->nkernels; i++) {
+		const ab_session_kernel *k = &c->sess->kernels[i];
+
+		if ((running && !strcmp(k->release, running)) ||
+		    (c->sess->running_kernel && !strcmp(k->release, c->sess->running_kernel))) {
+			printf(_("Kept %s: kernel %s is running (or was at the start).\n"), k->names, k->release);
+			continue;
+		}
+		if (ab_sys_remove(sysroot, !strcmp(k->type, "deb") ? AB_ART_DEB : AB_ART_RPM, k->names,
+				  &c->err) < 0)
+			return -1;
+		printf(_("Removed %s (kernel %s).\n"), k->names, k->release);
+	}
+	return 0;
+}
+
 int ab_cmd_reset(ab_cli *cli, int argc, char **argv)
 {
 	ctx c;
@@ -1094,7 +1218,7 @@ int ab_cmd_reset(ab_cli *cli, int argc, char **argv)
 		status = fail(&c);
 	} else if (!ab_session_exists(c.work_dir)) {
 		printf(_("There is no session in %s.\n"), c.work_dir);
-	} else if (ab_session_remove(c.work_dir, &c.err) < 0) {
+	} else if (remove_kernels(&c) < 0 || ab_session_remove(c.work_dir, &c.err) < 0) {
 		status = fail(&c);
 	} else {
 		printf(_("The session in %s is removed; the download cache is kept.\n"), c.work_dir);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "i18n.h"
 #include "report.h"
+#include "sysinstall.h"
 #include "util.h"
 
 static const char *result_name(ab_result r)
@@ -21,42 +22,12 @@ static json_t *str_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-/* The `uname -r` a kernel build will have, read off its package's file
- * name: kernel-core-6.8.5-301.fc40.x86_64.rpm gives 6.8.5-301.fc40.x86_64
- * (Fedora), linux-image-6.1.0-13-amd64_6.1.55-1_amd64.deb gives
- * 6.1.0-13-amd64 (Debian). NULL for anything else. Caller frees. */
-static char *kernel_release(const ab_build *bd)
-{
-	static const char *const rpm_names[] = { "kernel-core-", "kernel-" };
-	size_t i, k;
-
-	for (i = 0; i < bd->nartifacts; i++) {
-		const char *f = bd->artifacts[i].filename;
-		size_t n = f ? strlen(f) : 0;
-
-		if (!n)
-			continue;
-		if (bd->artifacts[i].type == AB_ART_RPM && n > 4 && !strcmp(f + n - 4, ".rpm")) {
-			for (k = 0; k < sizeof rpm_names / sizeof rpm_names[0]; k++) {
-				size_t p = strlen(rpm_names[k]);
-				/* kernel-<digit>: not kernel-modules-..., kernel-devel-... */
-				if (!strncmp(f, rpm_names[k], p) && f[p] >= '0' && f[p] <= '9')
-					return ab_xstrndup(f + p, n - 4 - p);
-			}
-		}
-		if (bd->artifacts[i].type == AB_ART_DEB && !strncmp(f, "linux-image-", 12) &&
-		    f[12] >= '0' && f[12] <= '9')
-			return ab_xstrndup(f + 12, strcspn(f + 12, "_"));
-	}
-	return NULL;
-}
-
 static json_t *build_ref(const ab_bisect *b, size_t idx)
 {
 	const ab_build *bd = &b->index->builds[idx];
 	json_t *o = json_pack("{s:s, s:o, s:I}", "id", bd->id, "commit", str_or_null(bd->commit),
 			      "index", (json_int_t)idx);
-	char *rel = kernel_release(bd);
+	char *rel = ab_kernel_release(bd);
 
 	if (rel)
 		json_object_set_new(o, "kernel_release", json_string(rel));
@@ -134,7 +105,7 @@ static void describe_build(ab_buf *out, const char *label, const ab_build *bd)
 	if (bd->date)
 		ab_buf_printf(out, "  %-14s %s\n", _("date:"), bd->date);
 	{
-		char *rel = kernel_release(bd);
+		char *rel = ab_kernel_release(bd);
 		if (rel)
 			ab_buf_printf(out, "  %-14s %s\n", _("uname -r:"), rel);
 		free(rel);
@@ -282,7 +253,7 @@ char *ab_report_markdown(const ab_bisect *b)
 	md_build_row(&out, found ? (fix ? _("first good") : _("first bad"))
 				 : (fix ? _("known good") : _("known bad")), nw);
 	{
-		char *ro = kernel_release(old), *rn = kernel_release(nw);
+		char *ro = ab_kernel_release(old), *rn = ab_kernel_release(nw);
 
 		if (ro || rn)
 			ab_buf_printf(&out, _("\nKernels (uname -r): %s `%s`, %s `%s`.\n"),

@@ -17,6 +17,7 @@
 #include <rpm/rpmpgp.h>
 #include <rpm/rpmtag.h>
 #include <rpm/rpmts.h>
+#include <rpm/rpmdb.h>
 #include "i18n.h"
 #include "rpmpkg.h"
 #include "util.h"
@@ -541,7 +542,10 @@ ab_rpm_rc ab_rpm_install(const char *const *paths, size_t n, const char *root,
 		}
 	}
 	rpmtsSetFlags(ts, RPMTRANS_FLAG_NONE);
-	rc = rpmtsRun(ts, NULL, RPMPROB_FILTER_NONE);
+	/* Older candidates go in beside newer ones, and a candidate tested
+	 * again goes in again (rpm -i --oldpackage --replacepkgs): kernels
+	 * install side by side. */
+	rc = rpmtsRun(ts, NULL, RPMPROB_FILTER_OLDPACKAGE | RPMPROB_FILTER_REPLACEPKG);
 	if (rc != 0) {
 		ab_buf why = {0};
 		char *nl;
@@ -581,5 +585,50 @@ out:
 		rpmtsFree(ts);
 	rpmPopMacro(NULL, "_dbpath");
 	free(absroot);
+	return ret;
+}
+
+ab_rpm_rc ab_rpm_erase(const char *const *names, size_t n, const char *root, char **reason,
+		       ab_error *err)
+{
+	rpmts ts;
+	size_t i;
+	int found = 0;
+	ab_rpm_rc ret = AB_RPM_OK;
+	char *log;
+
+	*reason = NULL;
+	if (ab_rpm_init(err) < 0)
+		return AB_RPM_ERROR;
+	rpmPushMacro(NULL, "_dbpath", NULL, "/var/lib/rpm", RMIL_CMDLINE);
+	capture_begin();
+	ts = rpmtsCreate();
+	if (rpmtsSetRootDir(ts, root) != 0) {
+		*reason = ab_xasprintf(_("rpm cannot use %s as its root"), root);
+		ret = AB_RPM_REFUSED;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		rpmdbMatchIterator mi = rpmtsInitIterator(ts, RPMDBI_LABEL, names[i], 0);
+		Header h;
+
+		while ((h = rpmdbNextIterator(mi))) {
+			rpmtsAddEraseElement(ts, h, -1);
+			found++;
+		}
+		rpmdbFreeIterator(mi);
+	}
+	if (found && rpmtsRun(ts, NULL, RPMPROB_FILTER_NONE) != 0) {
+		log = capture_end();
+		chomp(log);
+		*reason = ab_xasprintf(_("rpm transaction failed: %s"),
+				       *log ? log : _("no reason given"));
+		free(log);
+		ret = AB_RPM_REFUSED;
+	}
+out:
+	free(capture_end());
+	rpmtsFree(ts);
+	rpmPopMacro(NULL, "_dbpath");
 	return ret;
 }

@@ -79,8 +79,30 @@ void ab_session_free(ab_session *s)
 	free(s->current);
 	free(s->message);
 	free(s->started);
+	free(s->running_kernel);
+	for (i = 0; i < s->nkernels; i++) {
+		free(s->kernels[i].type);
+		free(s->kernels[i].release);
+		free(s->kernels[i].names);
+	}
+	free(s->kernels);
 	free_steps(s);
 	free(s);
+}
+
+void ab_session_add_kernel(ab_session *s, const char *type, const char *release,
+			   const char *names)
+{
+	size_t i;
+
+	for (i = 0; i < s->nkernels; i++)
+		if (!strcmp(s->kernels[i].release, release) && !strcmp(s->kernels[i].names, names))
+			return;
+	s->kernels = ab_xrealloc(s->kernels, (s->nkernels + 1) * sizeof *s->kernels);
+	s->kernels[s->nkernels].type = ab_xstrdup(type);
+	s->kernels[s->nkernels].release = ab_xstrdup(release);
+	s->kernels[s->nkernels].names = ab_xstrdup(names);
+	s->nkernels++;
 }
 
 static void add_step(ab_session *s, const char *id, ab_term v, ab_by by, double secs,
@@ -179,6 +201,12 @@ ab_session *ab_session_load(const char *work_dir, ab_error *err)
 	s->current = ab_xstrdup(str_field(root, "current"));
 	s->message = ab_xstrdup(str_field(root, "message"));
 	s->started = ab_xstrdup(str_field(root, "started"));
+	s->running_kernel = ab_xstrdup(str_field(root, "running_kernel"));
+	json_array_foreach(json_object_get(root, "kernels"), i, v) {
+		const char *t = str_field(v, "type"), *r = str_field(v, "release"), *nm = str_field(v, "names");
+		if (t && r && nm)
+			ab_session_add_kernel(s, t, r, nm);
+	}
 	v = json_object_get(root, "probe_step");
 	s->probe_step = json_is_integer(v) && json_integer_value(v) > 0
 		? (unsigned)json_integer_value(v) : 1;
@@ -241,6 +269,16 @@ int ab_session_save(const ab_session *s, const char *work_dir, ab_error *err)
 	json_object_set_new(root, "started", str_or_null(s->started));
 	json_object_set_new(root, "probe_step", json_integer(s->probe_step));
 	json_object_set_new(root, "steps", steps);
+	if (s->running_kernel)
+		json_object_set_new(root, "running_kernel", json_string(s->running_kernel));
+	if (s->nkernels) {
+		json_t *ks = json_array();
+		for (i = 0; i < s->nkernels; i++)
+			json_array_append_new(ks, json_pack("{s:s, s:s, s:s}", "type", s->kernels[i].type,
+							   "release", s->kernels[i].release,
+							   "names", s->kernels[i].names));
+		json_object_set_new(root, "kernels", ks);
+	}
 	text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	if (ab_mkdir_p(work_dir) < 0) {

@@ -22,6 +22,13 @@ typedef struct ab_session_step {
 	char *reason;		/* why unavailable, or NULL */
 } ab_session_step;
 
+/* A kernel --install system put on the machine. */
+typedef struct ab_session_kernel {
+	char *type;		/* "rpm" or "deb" */
+	char *release;		/* uname -r */
+	char *names;		/* its packages, space-separated */
+} ab_session_kernel;
+
 typedef struct ab_session {
 	char **argv;		/* "start", options...: what defines it (NULL-terminated) */
 	char *index_url;	/* the index's absolute URL, for the snapshot */
@@ -33,7 +40,14 @@ typedef struct ab_session {
 	unsigned probe_step;	/* ARTBISECT_STEP of the next probe */
 	ab_session_step *steps;
 	size_t nsteps;
+	char *running_kernel;	/* uname -r at start, never removed; or NULL */
+	ab_session_kernel *kernels;	/* what --install system installed */
+	size_t nkernels;
 } ab_session;
+
+/* Remembers an installed kernel (once per release). */
+void ab_session_add_kernel(ab_session *s, const char *type, const char *release,
+			   const char *names);
 
 ab_session *ab_session_new(char **argv, const char *good, const char *bad);
 void ab_session_free(ab_session *s);

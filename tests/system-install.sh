@@ -1,0 +1,112 @@
+#!/bin/bash
+# --install system against a scratch system root (--system-root): each
+# candidate's packages are installed there (an rpm transaction, dpkg for
+# .debs), its kernel is made the default for the next boot only through
+# the boot loader's one-shot tool (recording stubs on PATH, in this test
+# only), nothing ever sets a permanent default, and reset removes every
+# kernel artbisect installed.
+set -u
+. "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
+
+need_cmd rpmbuild rpm dpkg-deb dpkg
+# Recording stubs for the boot loader tools; a permanent default fails.
+mkdir -p "$T/stubs"
+for tool in grub2-reboot grub-reboot; do
+	printf '#!/bin/sh\necho "%s $*" >> "%s/calls"\n' "$tool" "$T" > "$T/stubs/$tool"
+done
+for tool in grub2-set-default grub-set-default grubby; do
+	printf '#!/bin/sh\necho "PERMANENT %s $*" >> "%s/calls"\nexit 1\n' "$tool" "$T" > "$T/stubs/$tool"
+done
+chmod +x "$T"/stubs/*
+export PATH="$T/stubs:$PATH"
+
+# --- RPMs into a Fedora-like root ----------------------------------------
+# Kernel-like packages: each version's files under its own
+# /lib/modules/VERSION, so that several install side by side.
+mkdir -p "$T/rpmfarm/rpms" "$T/rpm/top"
+for i in $(seq 0 11); do
+	st=0
+	[ "$i" -ge 7 ] && st=1
+	{
+		printf 'Name: kernel-core\nVersion: 6.1.%d\nRelease: 1\nSummary: test kernel %d\n' "$i" "$i"
+		printf 'License: GPL-2.0-only\nBuildArch: noarch\n%%description\ntest\n%%install\n'
+		printf 'mkdir -p %%{buildroot}/lib/modules/6.1.%d-1.noarch\n' "$i"
+		printf "printf '#!/bin/sh\\\\nexit %d\\\\n' > %%{buildroot}/lib/modules/6.1.%d-1.noarch/works\n" "$st" "$i"
+		printf 'chmod 755 %%{buildroot}/lib/modules/6.1.%d-1.noarch/works\n' "$i"
+		printf '%%files\n/lib/modules/6.1.%d-1.noarch\n' "$i"
+	} > "$T/rpm/k$i.spec"
+	rpmbuild -bb --quiet --define "_topdir $T/rpm/top" --define "_build_id_links none" \
+		--define "__os_install_post %{nil}" "$T/rpm/k$i.spec" > "$T/rpm/k$i.log" 2>&1 ||
+		bail_out "rpmbuild: $(tail -n 3 "$T/rpm/k$i.log")"
+done
+cp "$T"/rpm/top/RPMS/noarch/*.rpm "$T/rpmfarm/rpms/"
+"$ARTBISECT" index --output "$T/rpmfarm/index.json" "$T/rpmfarm/rpms" > /dev/null 2>&1 || bail_out "artbisect index failed"
+SYS="$T/sys"
+mkdir -p "$SYS/etc" "$SYS/boot/loader/entries"
+echo 0123456789abcdef0123456789abcdef > "$SYS/etc/machine-id"
+W="$T/w"
+ab() { "$ARTBISECT" --work-dir "$W" --cache-dir "$T/cache" "$@"; }
+installed() { rpm --root "$SYS" --dbpath /var/lib/rpm -qa 2>/dev/null | grep -c '^kernel-core' ; }
+
+run ab start --index "$T/rpmfarm/index.json" --install system --system-root "$SYS"
+is "$RC" 0 "start --install system: exit 0"
+first=$(ab status --json | json_get - current.id)
+like "$OUT" "Build $first is ready to test" "it names the candidate"
+like "$OUT" "installed and set as the default for the next boot only: reboot into it" "it says to reboot"
+like "$ERR" "Installed kernel-core-$first \\(kernel $first\\.noarch\\); next boot only: grub2-reboot --boot-directory=$SYS/boot 0123456789abcdef0123456789abcdef-$first\\.noarch" \
+	"the kernel is installed and made the one-shot default (BLS id)"
+tap_ok $([ -x "$SYS/lib/modules/$first.noarch/works" ]; echo $?) "its files are in the system root"
+is "$(installed)" 1 "the candidate's RPM is in the system's rpm database"
+
+steps=0
+while [ "$(ab status --json | json_get - result)" = running ] && [ $steps -lt 10 ]; do
+	cur=$(ab status --json | json_get - current.id)
+	# The tester boots the candidate and looks: here, its app says.
+	if "$SYS/lib/modules/$cur.noarch/works" > /dev/null 2>&1; then v=good; else v=bad; fi
+	run ab "$v"
+	steps=$((steps + 1))
+done
+is "$RC" 0 "after the reboots: found"
+like "$OUT" 'The first bad build is 6\.1\.7-1' "the culprit"
+is "$(grep -c '^grub2-reboot ' "$T/calls")" "$steps" "one one-shot boot entry per candidate"
+is "$(grep -c PERMANENT "$T/calls")" 0 "no permanent default was ever set"
+is "$(installed)" "$steps" "every candidate tested is installed (until reset)"
+
+run ab reset
+is "$RC" 0 "reset: exit 0"
+is "$(grep -c '^Removed kernel-core-' <<<"$OUT")" "$steps" "reset says what it removed"
+is "$(installed)" 0 "reset removed every kernel artbisect installed"
+
+run ab --index "$T/rpmfarm/index.json" --install system --system-root "$SYS" --probe true
+like "$RC/$ERR" "^2/.*--install system is for testing by hand" "--install system with a probe run: exit 2, said"
+ab reset > /dev/null 2>&1
+
+# --- .debs into a Debian-like root ---------------------------------------
+mkfarm --out "$T/debfarm" --builds 6 --culprit 3 --format deb --package-name linux-image-6.1.0-test
+SYS2="$T/sys2"
+mkdir -p "$SYS2/var/lib/dpkg/info" "$SYS2/var/lib/dpkg/updates" "$SYS2/var/lib/dpkg/triggers" "$SYS2/boot/grub"
+: > "$SYS2/var/lib/dpkg/status"
+: > "$SYS2/var/lib/dpkg/available"
+cat > "$SYS2/boot/grub/grub.cfg" <<'EOF'
+menuentry 'Debian GNU/Linux' --class debian $menuentry_id_option 'gnulinux-simple-x' {
+	linux /boot/vmlinuz-6.1.0-13-amd64
+}
+submenu 'Advanced options for Debian GNU/Linux' $menuentry_id_option 'gnulinux-advanced-x' {
+	menuentry 'Debian GNU/Linux, with Linux 6.1.0-test' --class debian $menuentry_id_option 'gnulinux-6.1.0-test-advanced-x' {
+		linux /boot/vmlinuz-6.1.0-test
+	}
+	menuentry 'Debian GNU/Linux, with Linux 6.1.0-test (recovery mode)' --class debian $menuentry_id_option 'gnulinux-6.1.0-test-recovery-x' {
+		linux /boot/vmlinuz-6.1.0-test single
+	}
+}
+EOF
+: > "$T/calls"
+run ab start --index "$T/debfarm/index.json" --install system --system-root "$SYS2"
+is "$RC" 0 "start --install system with .debs: exit 0"
+like "$(cat "$T/calls")" "^grub-reboot --boot-directory=$SYS2/boot Advanced options for Debian GNU/Linux>Debian GNU/Linux, with Linux 6.1.0-test$" \
+	"grub-reboot gets the entry's menu path (not the recovery one)"
+like "$(dpkg --root="$SYS2" -l 2>/dev/null | grep '^ii')" 'linux-image-6.1.0-test' "dpkg installed the candidate into the system root"
+run ab reset
+is "$RC/$(dpkg --root="$SYS2" -l 2>/dev/null | grep -c '^ii')" 0/0 "reset purged it"
+
+plan_done
