@@ -41,9 +41,11 @@ start_server "$T/stop"
 cat > "$T/slow.sh" <<'P'
 n=${ARTBISECT_BUILD#b00}; n=${n#0}
 echo "start $ARTBISECT_BUILD" >> "$PROBELOG"
-if [ "$n" -gt 15 ]; then sleep 60; exit 1; fi
+if [ "$n" -gt 15 ]; then sleep "$SLEEP_TAG"; exit 1; fi
 ./usr/bin/app
 P
+# A sleep length no other test uses, so that pgrep sees only ours.
+export SLEEP_TAG=$(( 6000 + $$ % 3000 ))
 : > "$PROBELOG"
 run "$ARTBISECT" --index "$BASE/index.json" --probe "sh $T/slow.sh" --json --jobs 3 \
 	--cache-dir "$T/cache" --work-dir "$T/work"
@@ -52,7 +54,7 @@ is "$RC/$(json_get "$T/stop.json" first_new.id)" 0/b0010 "stopping: found b0010"
 like "$(cat "$PROBELOG")" 'start b0031' "stopping: a later build was being probed"
 has_step "$OUT" id=b0031
 tap_ok $(( $? == 0 ? 1 : 0 )) "stopping: its probe was stopped, no verdict recorded"
-pgrep -f 'sleep 60' >/dev/null
+pgrep -f "sleep $SLEEP_TAG" >/dev/null
 tap_ok $(( $? == 0 ? 1 : 0 )) "stopping: no probe process outlives its step"
 
 # Probe aborts (status 200) stop the whole round: exit 4.
