@@ -17,7 +17,7 @@ enum {
 	OPT_FIND_FIX, OPT_JSON, OPT_JOBS, OPT_CACHE_DIR, OPT_WORK_DIR, OPT_NO_PREFETCH,
 	OPT_KEEP_ROOTS, OPT_CACERT, OPT_NET_TIMEOUT, OPT_REPORT, OPT_QUIET, OPT_HELP,
 	OPT_VERSION, OPT_KEYRING, OPT_PACKAGE, OPT_INSTALL, OPT_CACHE_SIZE, OPT_LAUNCH,
-	OPT_MAX_UNPACKED, OPT_SYSTEM_ROOT,
+	OPT_MAX_UNPACKED, OPT_SYSTEM_ROOT, OPT_REBOOT,
 };
 
 #define M(c) (1u << (c))
@@ -46,6 +46,7 @@ static const opt_def defs[] = {
 	{ "keyring", 1, OPT_KEYRING, M_DEFINE, 1 },
 	{ "install", 1, OPT_INSTALL, M_DEFINE, 0 },
 	{ "system-root", 1, OPT_SYSTEM_ROOT, M_DEFINE, 0 },
+	{ "reboot", 0, OPT_REBOOT, M(AB_CMD_RUN), 0 },
 	{ "probe", 1, OPT_PROBE, M_RUNS, 0 },
 	{ "launch", 1, OPT_LAUNCH, M_RUNS, 0 },
 	{ "timeout", 1, OPT_TIMEOUT, M_RUNS, 1 },
@@ -243,6 +244,7 @@ static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char 
 			return -1;
 		}
 		break;
+	case OPT_REBOOT: cli->reboot = flag; break;
 	case OPT_SYSTEM_ROOT:
 		if (arg[0] != '/') {
 			snprintf(why, whylen, _("expected an absolute path, got '%s'"), arg);
@@ -568,6 +570,8 @@ static void option_help(ab_cmd cmd, FILE *out)
 				  "                          unpacking them (runs scriptlets; needs root)\n"
 				  "  --install system        install each candidate kernel on this machine and\n"
 				  "                          make it the default for the next boot only\n") },
+		{ OPT_REBOOT, N_("  --reboot                with --install system: after judging the kernel that\n"
+				 "                          runs and installing the next one, reboot into it\n") },
 		{ OPT_SYSTEM_ROOT, N_("  --system-root DIR       with --install system: the system to install into\n"
 				      "                          (default /)\n") },
 		{ OPT_PROBE, N_("  --probe CMD             run CMD with /bin/sh in each build's root:\n"

@@ -58,6 +58,7 @@ typedef struct ab_cli {
 	int install_rpm;	/* --install rpm */
 	int install_system;	/* --install system: candidates go on this machine */
 	const char *system_root;	/* --system-root, default "/" */
+	int reboot;		/* run --reboot: unattended kernel testing */
 	long long cache_size;	/* --cache-size in bytes; 0 = the default */
 	long long max_unpacked;	/* --max-unpacked in bytes; 0 = the default */
 	const char *verdict_id;	/* good|bad|skip ID */

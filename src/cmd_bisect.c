@@ -15,6 +15,7 @@
 #include "fetch.h"
 #include "i18n.h"
 #include "index.h"
+#include "probe.h"
 #include "progress.h"
 #include "prompt.h"
 #include "repodata.h"
@@ -688,7 +689,7 @@ static int ctx_run(ctx *c)
 
 	if (c->cli->install_system) {
 		ab_error_set(&c->err, AB_EXIT_USAGE, "%s",
-			     _("--install system is for testing by hand across reboots: use 'artbisect start', then good, bad or skip after each boot"));
+			     _("--install system is for testing by hand across reboots: use 'artbisect start', then good, bad or skip (or 'artbisect run --probe CMD --reboot') after each boot"));
 		return fail(c);
 	}
 
@@ -769,6 +770,97 @@ int ab_cmd_bisect(ab_cli *cli, int argc, char **argv)
 	return status;
 }
 
+static int prepare_and_say(ctx *c);
+
+/* run with --install system, after a boot: judges the kernel that runs
+ * (the candidate, if it came up) with the probe, records it, installs
+ * the next candidate and, with --reboot, reboots into it. A candidate
+ * that did not come up (the machine fell back to another kernel) is
+ * bad: it does not boot. */
+static int run_installed_step(ctx *c)
+{
+	const char *sysroot = c->cli->system_root ? c->cli->system_root : "/";
+	const ab_build *bd;
+	char *release, *running, *root;
+	ab_term t;
+	int status;
+
+	if (!c->has_current)
+		return prepare_and_say(c);	/* nothing installed yet */
+	bd = &c->idx->builds[c->current];
+	release = ab_kernel_release(bd);
+	if (!release)
+		release = ab_xstrdup(bd->version ? bd->version : bd->id);
+	running = ab_sys_running_release(sysroot);
+	root = ab_bisect_root_path(c->b, c->current);
+	if (!running || strcmp(running, release)) {
+		t = AB_TERM_BAD;
+		if (!c->cli->quiet)
+			fprintf(stderr, _("Build %s did not come up: kernel %s runs, not %s. It counts as bad.\n"),
+				bd->id, running ? running : "?", release);
+	} else if (!c->cli->probe) {
+		ab_error_set(&c->err, AB_EXIT_USAGE, "%s",
+			     _("run needs --probe to judge the running kernel (or type artbisect good or bad)"));
+		free(release);
+		free(running);
+		free(root);
+		return fail(c);
+	} else {
+		ab_probe_spec spec;
+		ab_probe_result res;
+
+		memset(&spec, 0, sizeof spec);
+		spec.command = c->cli->probe;
+		spec.root = root;
+		spec.build_id = bd->id;
+		spec.commit = bd->commit;
+		spec.version = bd->version;
+		spec.step = c->b->probe_step++;
+		spec.timeout = c->cli->timeout;
+		spec.grace = 5.0;
+		spec.stdout_to_stderr = c->cli->json;
+		spec.cancel = &interrupted;
+		ab_mkdir_p(root);
+		if (ab_probe_run(&spec, &res, &c->err) < 0) {
+			free(release);
+			free(running);
+			free(root);
+			return fail(c);
+		}
+		switch (res.outcome) {
+		case AB_PROBE_GOOD: t = AB_TERM_GOOD; break;
+		case AB_PROBE_BAD: t = AB_TERM_BAD; break;
+		case AB_PROBE_SKIP: t = AB_TERM_SKIP; break;
+		case AB_PROBE_TIMEOUT: t = c->cli->timeout_skip ? AB_TERM_SKIP : AB_TERM_BAD; break;
+		default:
+			ab_error_set(&c->err, AB_EXIT_ABORTED, _("the probe stopped the run on build %s"), bd->id);
+			ctx_save(c);
+			free(release);
+			free(running);
+			free(root);
+			return fail(c);
+		}
+	}
+	ab_bisect_record(c->b, c->current, t, AB_BY_PROBE, 0, NULL);
+	ab_progress_verdict(&c->prog, c->b, &c->b->steps[c->b->nsteps - 1]);
+	c->has_current = 0;
+	if (!c->cli->keep_roots)
+		ab_remove_tree(root);
+	ctx_save(c);
+	free(release);
+	free(running);
+	free(root);
+	status = prepare_and_say(c);
+	if (status == 0 && c->b->result == AB_RESULT_RUNNING && c->has_current && c->cli->reboot) {
+		if (!c->cli->quiet)
+			fprintf(stderr, _("Rebooting into the next candidate.\n"));
+		fflush(stdout);
+		if (ab_sys_reboot(&c->err) < 0)
+			return fail(c);
+	}
+	return status;
+}
+
 int ab_cmd_run(ab_cli *cli, int argc, char **argv)
 {
 	ctx c;
@@ -781,6 +873,9 @@ int ab_cmd_run(ab_cli *cli, int argc, char **argv)
 		if (!cli->quiet)
 			fprintf(stderr, _("The session in %s has ended already.\n"), c.work_dir);
 		status = ctx_report(&c);
+	} else if (c.cli->install_system) {
+		c.b->result = AB_RESULT_RUNNING;
+		status = run_installed_step(&c);
 	} else {
 		status = ctx_run(&c);
 	}

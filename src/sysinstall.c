@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "i18n.h"
@@ -381,4 +382,44 @@ out:
 	free(list);
 	free(copy);
 	return rc;
+}
+
+char *ab_sys_running_release(const char *sysroot)
+{
+	struct utsname u;
+
+	if (!is_system_root(sysroot)) {
+		/* A scratch system says what "runs" where a real root's kernel
+		 * says it: proc/sys/kernel/osrelease. */
+		char *p = ab_path_join(sysroot, "proc/sys/kernel/osrelease"), *data = NULL;
+		size_t len = 0;
+		ab_error err = {0};
+
+		if (ab_read_file(p, 256, &data, &len, &err) < 0) {
+			free(p);
+			return NULL;
+		}
+		free(p);
+		data[strcspn(data, " \t\r\n")] = '\0';
+		return data;
+	}
+	return uname(&u) == 0 ? ab_xstrdup(u.release) : NULL;
+}
+
+int ab_sys_reboot(ab_error *err)
+{
+	char *argv[3] = { NULL }, *said = NULL;
+	int st;
+
+	argv[0] = (char *)(have_tool("systemctl") ? "systemctl" : "reboot");
+	argv[1] = argv[0][0] == 's' ? (char *)"reboot" : NULL;
+	st = run_tool(argv, &said);
+	if (st != 0) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("%s failed (status %d): %s"), argv[0], st,
+			     said ? said : "");
+		free(said);
+		return -1;
+	}
+	free(said);
+	return 0;
 }

@@ -39,4 +39,12 @@ int ab_sys_oneshot(const char *sysroot, const char *release, char **how, ab_erro
  * AB_ART_RPM or AB_ART_DEB from sysroot. 0, or -1 with err. */
 int ab_sys_remove(const char *sysroot, ab_artifact_type type, const char *names, ab_error *err);
 
+/* The release of the kernel running the system: uname -r for "/", the
+ * contents of DIR/proc/sys/kernel/osrelease for another root. NULL when
+ * unknown. Caller frees. */
+char *ab_sys_running_release(const char *sysroot);
+
+/* Reboots the machine (systemctl reboot, or reboot). 0, or -1 with err. */
+int ab_sys_reboot(ab_error *err);
+
 #endif

@@ -77,6 +77,45 @@ is "$RC" 0 "reset: exit 0"
 is "$(grep -c '^Removed kernel-core-' <<<"$OUT")" "$steps" "reset says what it removed"
 is "$(installed)" 0 "reset removed every kernel artbisect installed"
 
+# --- unattended: run --probe --reboot after each (simulated) boot -------
+printf '#!/bin/sh\necho "systemctl $*" >> "%s/calls"\n' "$T" > "$T/stubs/systemctl"
+chmod +x "$T/stubs/systemctl"
+: > "$T/calls"
+mkdir -p "$SYS/proc/sys/kernel"
+echo 5.0.0-old > "$SYS/proc/sys/kernel/osrelease"
+W="$T/w-unattended"
+printf '#!/bin/sh\nexec "%s/lib/modules/$(cat "%s/proc/sys/kernel/osrelease")/works"\n' "$SYS" "$SYS" > "$T/check.sh"
+chmod +x "$T/check.sh"
+run ab start --index "$T/rpmfarm/index.json" --install system --system-root "$SYS" --probe "$T/check.sh"
+is "$RC" 0 "unattended: start installs the first candidate"
+boots=0 fell_back=0
+while [ "$(ab status --json | json_get - result)" = running ] && [ $boots -lt 10 ]; do
+	cur=$(ab status --json | json_get - current.id)
+	# The boot: the one-shot entry comes up, except for 6.1.8, which
+	# does not boot at all (the machine falls back to its old kernel).
+	if [ "$cur" = 6.1.8-1 ]; then
+		echo 5.0.0-old > "$SYS/proc/sys/kernel/osrelease"
+		fell_back=1
+	else
+		echo "$cur.noarch" > "$SYS/proc/sys/kernel/osrelease"
+	fi
+	run ab run --reboot
+	[ "$cur" = 6.1.8-1 ] && like "$ERR" 'Build 6\.1\.8-1 did not come up: kernel 5\.0\.0-old runs, not 6\.1\.8-1\.noarch\. It counts as bad\.' \
+		"a candidate that does not come up counts as bad"
+	boots=$((boots + 1))
+done
+is "$fell_back" 1 "the candidate that does not boot was among those tried"
+is "$RC" 0 "unattended: the last run exits 0"
+like "$OUT" 'The first bad build is 6\.1\.7-1' "unattended: the culprit, found by the probe after each boot"
+is "$(grep -c '^systemctl reboot' "$T/calls")" "$(( boots - 1 ))" "it rebooted after every step but the last"
+is "$(grep -c PERMANENT "$T/calls")" 0 "unattended: no permanent default either"
+run ab reset
+is "$RC/$(installed)" 0/0 "unattended: reset removed its kernels"
+tap_ok $([ -f "$TESTS_SRCDIR/../data/systemd/artbisect-continue.service" ] &&
+	grep -q '^ExecStart=/usr/bin/artbisect run --work-dir /var/lib/artbisect --reboot$' \
+		"$TESTS_SRCDIR/../data/systemd/artbisect-continue.service"; echo $?) \
+	"the shipped systemd unit runs exactly this after each boot"
+
 run ab --index "$T/rpmfarm/index.json" --install system --system-root "$SYS" --probe true
 like "$RC/$ERR" "^2/.*--install system is for testing by hand" "--install system with a probe run: exit 2, said"
 ab reset > /dev/null 2>&1
