@@ -10,6 +10,7 @@
 #include "error.h"
 #include "i18n.h"
 #include "progress.h"
+#include "unpack.h"
 #include "util.h"
 
 typedef int (*command_fn)(ab_cli *cli, int argc, char **argv);
@@ -45,6 +46,8 @@ int main(int argc, char **argv)
 	}
 	textdomain(PACKAGE);
 
+	if (argc > 1 && !strcmp(argv[1], AB_UNPACK_HELPER_ARG))
+		return ab_unpack_helper_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "index"))
 		return ab_cmd_index(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "cache"))

@@ -1,9 +1,10 @@
 /* unpack.c - see unpack.h.
  *
- * Archives are extracted by a forked child that chdir()s into the root:
+ * Archives are extracted by a helper process, this program started
+ * afresh (see spawn_helper), that chdir()s into the root:
  * archive_write_disk resolves every path against the process-wide current
  * directory, so the parent's cwd is never touched and several unpacks may
- * run at once. The child sends back one result (rc, exit code, text)
+ * run at once. The helper sends back one result (rc, exit code, text)
  * through a pipe and leaves with _exit().
  *
  * Every entry is checked before libarchive sees it, and libarchive's own
@@ -26,6 +27,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -36,6 +38,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -764,6 +768,8 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/* The extraction itself, in the helper process: src is the artifact,
+ * wfd the pipe for the one result. Never returns. */
 static void child(pid_t parent, int wfd, int src, ab_artifact_type type, const char *path,
 		  const char *root, uint64_t max)
 {
@@ -816,6 +822,104 @@ static void child(pid_t parent, int wfd, int src, ab_artifact_type type, const c
 	_exit(0);
 }
 
+/* The helper's file descriptors: the artifact and the result pipe. */
+enum { HELPER_SRC_FD = 3, HELPER_RESULT_FD = 4 };
+
+int ab_unpack_helper_main(int argc, char **argv)
+{
+	long long parent, type;
+	unsigned long long max;
+	char *end;
+
+	/* argv: --unpack-helper PARENT TYPE MAX PATH ROOT */
+	if (argc != 7 || strcmp(argv[1], AB_UNPACK_HELPER_ARG) != 0)
+		return 2;
+	errno = 0;
+	parent = strtoll(argv[2], &end, 10);
+	if (errno || *end)
+		return 2;
+	type = strtoll(argv[3], &end, 10);
+	if (errno || *end)
+		return 2;
+	max = strtoull(argv[4], &end, 10);
+	if (errno || *end)
+		return 2;
+	child((pid_t)parent, HELPER_RESULT_FD, HELPER_SRC_FD, (ab_artifact_type)type,
+	      argv[5], argv[6], (uint64_t)max);
+	return 1;	/* not reached */
+}
+
+/* Starts the helper: this very program, executed afresh through
+ * /proc/self/exe. A fork() of a process with threads (prefetch and
+ * multisection run some) may copy a lock another thread held, in the
+ * allocator, in gettext or in a sanitizer's runtime, and the child would
+ * wait on it for ever; a new program has no such locks. Returns the pid,
+ * or -1 when it cannot be started (no /proc). */
+static pid_t spawn_helper(int src, int wfd, ab_artifact_type type, const char *path,
+			  const char *root, uint64_t max)
+{
+	char parent[32], stype[16], smax[32];
+	char *argv[8];
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none;
+	int hsrc, hwfd, rc;
+	pid_t pid = -1;
+
+	/* Out of the way of 3 and 4 first, so that neither dup2 below
+	 * overwrites the other's source. */
+	hsrc = fcntl(src, F_DUPFD_CLOEXEC, 10);
+	hwfd = fcntl(wfd, F_DUPFD_CLOEXEC, 10);
+	if (hsrc < 0 || hwfd < 0)
+		goto out;
+	snprintf(parent, sizeof parent, "%ld", (long)getpid());
+	snprintf(stype, sizeof stype, "%d", (int)type);
+	snprintf(smax, sizeof smax, "%" PRIu64, max);
+	argv[0] = (char *)"artbisect-unpack";
+	argv[1] = (char *)AB_UNPACK_HELPER_ARG;
+	argv[2] = parent;
+	argv[3] = stype;
+	argv[4] = smax;
+	argv[5] = (char *)path;
+	argv[6] = (char *)root;
+	argv[7] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, hsrc, HELPER_SRC_FD);
+	posix_spawn_file_actions_adddup2(&fa, hwfd, HELPER_RESULT_FD);
+	posix_spawnattr_init(&attr);
+	sigemptyset(&none);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	/* The path /proc/self/exe names rather than the link itself: under
+	 * valgrind (which runs as another program) that is the one meant.
+	 * After an upgrade replaced the file the link ends in " (deleted)",
+	 * no such path exists, and the link itself is used. */
+	rc = ENOENT;
+	{
+		char exe[4096];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+
+		if (n > 0) {
+			exe[n] = '\0';
+			if (access(exe, X_OK) == 0)
+				rc = posix_spawn(&pid, exe, &fa, &attr, argv, environ);
+		}
+	}
+	if (rc != 0)
+		rc = posix_spawn(&pid, "/proc/self/exe", &fa, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0)
+		pid = -1;
+out:
+	if (hsrc >= 0)
+		close(hsrc);
+	if (hwfd >= 0)
+		close(hwfd);
+	return pid;
+}
+
 static ab_unpack_rc run_child(int src, ab_artifact_type type, const char *path,
 			      const char *root, uint64_t max, char **text, ab_error *err)
 {
@@ -830,7 +934,17 @@ static ab_unpack_rc run_child(int src, ab_artifact_type type, const char *path,
 			     path, root, strerror(errno));
 		return AB_UNPACK_ERROR;
 	}
-	pid = fork();
+	pid = spawn_helper(src, fds[1], type, path, root, max);
+	if (pid < 0) {
+		/* No /proc/self/exe (a chroot without /proc): fork, which
+		 * is safe while no other thread runs. */
+		pid = fork();
+		if (pid == 0) {
+			close(fds[0]);
+			child(self, fds[1], src, type, path, root, max);
+			_exit(1);	/* not reached */
+		}
+	}
 	if (pid < 0) {
 		e = errno;
 		close(fds[0]);
@@ -838,11 +952,6 @@ static ab_unpack_rc run_child(int src, ab_artifact_type type, const char *path,
 		ab_error_set(err, AB_EXIT_FAILURE, _("cannot unpack %s into %s: %s"),
 			     path, root, strerror(e));
 		return AB_UNPACK_ERROR;
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		child(self, fds[1], src, type, path, root, max);
-		_exit(1);	/* not reached */
 	}
 	close(fds[1]);
 	for (;;) {

@@ -27,4 +27,10 @@ ab_unpack_rc ab_unpack(const char *path, ab_artifact_type type,
 		       const char *filename, const char *root,
 		       char **reason, ab_error *err);
 
+/* The helper process that does the extraction is this program executed
+ * again with argv[1] == AB_UNPACK_HELPER_ARG: every main() that may
+ * unpack calls ab_unpack_helper_main() first thing when it sees it. */
+#define AB_UNPACK_HELPER_ARG "--internal-unpack-helper"
+int ab_unpack_helper_main(int argc, char **argv);
+
 #endif

@@ -318,4 +318,27 @@ else
 	skip "run-demo.sh" "no C compiler"
 fi
 
+# tests/with-timeout.sh, the harness's time limit for every test.
+W="$TESTS_SRCDIR/with-timeout.sh"
+printf '#!/bin/bash\necho "ok 1 - quick"\nexit 3\n' > "$T/quick-test"
+out=$(bash "$W" bash "$T/quick-test" 2> "$T/wt1.err"); st=$?
+is "$st/$(head -n 1 <<<"$out")" "3/ok 1 - quick" "with-timeout: a quick test's output and status pass through"
+like "$out" '^# with-timeout: .*quick-test took [0-9]+ s$' "with-timeout: its wall time, as a TAP comment"
+cat > "$T/hung-test" <<'EOF'
+#!/bin/bash
+setsid sleep 300 &
+echo $! > "$1"
+echo "ok 1 - before the hang"
+sleep 300
+EOF
+start=$SECONDS
+out=$(AB_TEST_TIMEOUT=2 bash "$W" bash "$T/hung-test" "$T/hung.pid" 2> "$T/wt2.err"); st=$?
+is "$st" 99 "with-timeout: a test past its limit ends with status 99"
+like "$out" 'Bail out! .*hung-test did not finish within 2 s' "... and a Bail out! line for the driver"
+tap_ok $(( SECONDS - start < 30 ? 0 : 1 )) "... soon after the limit ($((SECONDS - start)) s)"
+like "$(cat "$T/wt2.err")" 'sleep 300' "... the log lists what was left running"
+sleep 0.5
+alive() { [ -n "$1" ] && [ -e "/proc/$1" ] && ! grep -qs "^State:[[:space:]]*Z" "/proc/$1/status"; }	# a zombie is dead
+fails "... and what it started in another session is killed too" alive "$(cat "$T/hung.pid")"
+
 plan_done

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <libintl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -889,13 +891,72 @@ static void test_misc(void)
 	free(path);
 }
 
-int main(void)
+/* ---- threads ---- */
+
+static volatile int busy_stop;
+static volatile int forks_seen;
+
+static void count_fork(void)
+{
+	forks_seen++;
+}
+
+/* Keeps the allocator and gettext busy, as prefetch workers do. */
+static void *busy(void *arg)
+{
+	(void)arg;
+	while (!busy_stop) {
+		char *p = ab_xasprintf("%s %d", dgettext("artbisect", "cannot read %s: %s"),
+				       (int)busy_stop);
+		free(p);
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	const struct ent small[] = {
+		{ "dir/f", F, 0644, "f\n", 0 },
+	};
+	pthread_t t[2];
+	char *path = NULL, *reason = NULL;
+	ab_error err = {0};
+	int i, ok = 0, started = 0;
+
+	/* The extraction runs in a new program, never in a fork() of this
+	 * one: a fork copies locks other threads hold, and the child may
+	 * wait on one of them for ever. */
+	pthread_atfork(count_fork, NULL, NULL);
+	if (build("threads.tar.gz", "pax", "gzip", small, N(small), &path) != 1)
+		tap_diag("cannot build threads.tar.gz");
+	for (i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, busy, NULL) == 0)
+			started++;
+	for (i = 0; i < 40; i++) {
+		fresh_root();
+		if (unpack(path, AB_ART_TAR, "threads.tar.gz", &reason, &err) == AB_UNPACK_OK &&
+		    S_ISREG(mode_of("dir/f")))
+			ok++;
+		free(reason);
+		reason = NULL;
+	}
+	busy_stop = 1;
+	for (i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	tap_ok(started == 2 && ok == 40, "40 unpacks while two threads allocate: all done (%d)", ok);
+	tap_ok(forks_seen == 0, "the unpacks never fork() the caller (%d forks)", forks_seen);
+	free(path);
+}
+
+int main(int argc, char **argv)
 {
 	const char *tmp = getenv("TMPDIR");
 	char *tmpl = ab_xasprintf("%s/test-unpack.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	char *keep;
 	FILE *f;
 
+	if (argc > 1 && !strcmp(argv[1], AB_UNPACK_HELPER_ARG))
+		return ab_unpack_helper_main(argc, argv);
 	umask(022);
 	if (!mkdtemp(tmpl)) {
 		printf("Bail out! mkdtemp %s: %s\n", tmpl, strerror(errno));
@@ -921,6 +982,7 @@ int main(void)
 	test_caps();
 	test_files();
 	test_misc();
+	test_threads();
 
 	if (ab_remove_tree(sandbox) < 0)
 		tap_diag("cannot remove %s: %s", sandbox, strerror(errno));
