@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/random.h>
 #include <unistd.h>
 #include <curl/curl.h>
@@ -826,7 +827,12 @@ struct parser {
 	int bom;
 	size_t builds_at;	/* offset of its '[', or 0 when not streamed */
 	size_t builds_count;
+	size_t half_want;	/* a second thread reads from this build on... */
+	size_t half_at;		/* ...which starts here (0: one thread reads all) */
 };
+
+/* From this many builds on, two threads read the builds array. */
+#define PARALLEL_MIN_BUILDS 4096
 
 /* Refuses the index, naming the place: P->at, then key (may be NULL).
  * Messages quote the document: its control characters (a line break, an
@@ -993,7 +999,10 @@ static int read_artifact(struct parser *P, const json_t *o, ab_artifact *a)
 	return dup_str(P, o, "name", &a->name);
 }
 
-static int read_build(struct parser *P, const json_t *o, size_t pos)
+/* Reads builds[pos] from o. With lookup set, its id and commit go into
+ * the look-up tables at once (a duplicate id is then the first fault of
+ * its build); without, index_ids() does it later, in document order. */
+static int read_build(struct parser *P, const json_t *o, size_t pos, int lookup)
 {
 	struct ab_index_lookup *L = P->idx->lookup;
 	ab_build *b = &P->idx->builds[pos];
@@ -1016,10 +1025,12 @@ static int read_build(struct parser *P, const json_t *o, size_t pos)
 	if (has_control(s, n))
 		return fail(P, "id", _("must not contain control characters"));
 	b->id = ab_xstrndup(s, n);
-	other = id_probe(L, P->idx->builds, b->id, &slot, &tag);
-	if (other >= 0)
-		return fail(P, "id", _("duplicate id '%.*s' (also builds[%zd])"), CLIP, b->id, other);
-	L->slots[slot] = tag | (uint64_t)(pos + 1);
+	if (lookup) {
+		other = id_probe(L, P->idx->builds, b->id, &slot, &tag);
+		if (other >= 0)
+			return fail(P, "id", _("duplicate id '%.*s' (also builds[%zd])"), CLIP, b->id, other);
+		L->slots[slot] = tag | (uint64_t)(pos + 1);
+	}
 
 	if ((r = get_str(P, o, "commit", &s, &n)) < 0)
 		return -1;
@@ -1028,7 +1039,7 @@ static int read_build(struct parser *P, const json_t *o, size_t pos)
 	/* An empty commit is no commit: {old}/{new} then use the id. */
 	if (n) {
 		b->commit = ab_xstrndup(s, n);
-		if (n >= MIN_PREFIX)
+		if (lookup && n >= MIN_PREFIX)
 			add_commit(L, b->commit, pos);
 	}
 	if (dup_str(P, o, "date", &b->date) < 0 || dup_str(P, o, "version", &b->version) < 0)
@@ -1093,13 +1104,17 @@ static size_t skip_ws(const char *d, size_t len, size_t pos)
 }
 
 /* From the '[' at pos: the offset just past the matching ']' in *end
- * and the number of elements in *count. -1 when the text is not shaped
- * like an array (jansson will say how). */
-static int scan_array(const char *d, size_t len, size_t pos, size_t *end, size_t *count)
+ * and the number of elements in *count; the first element that starts
+ * after offset split, its number in *split_idx and where it starts (the
+ * comma before it) in *split_at, both 0 when there is none. -1 when
+ * the text is not shaped like an array (jansson will say how). */
+static int scan_array(const char *d, size_t len, size_t pos, size_t *end, size_t *count,
+		      size_t split, size_t *split_idx, size_t *split_at)
 {
 	size_t depth = 0, n = 0;
 	int content = 0;
 
+	*split_idx = *split_at = 0;
 	for (; pos < len; pos++) {
 		char c = d[pos];
 
@@ -1127,6 +1142,10 @@ static int scan_array(const char *d, size_t len, size_t pos, size_t *end, size_t
 			}
 		} else if (c == ',' && depth == 1) {
 			n++;
+			if (!*split_at && pos >= split) {
+				*split_idx = n;
+				*split_at = pos + 1;
+			}
 		} else if (depth == 1 && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
 			content = 1;
 		}
@@ -1221,12 +1240,21 @@ static json_t *load_top(struct parser *P, int *fallback)
 		if (!strcmp(k, "builds") && pos < len && d[pos] == '[') {
 			size_t end, count;
 
-			if (scan_array(d, len, pos, &end, &count) < 0) {
+			size_t half_idx, half_at;
+
+			/* Where the second half of the bytes starts, for a
+			 * second thread. */
+			if (scan_array(d, len, pos, &end, &count, len / 2, &half_idx, &half_at) < 0) {
 				json_decref(key);
 				goto whole;
 			}
 			P->builds_at = pos;
 			P->builds_count = count;
+			if (count >= PARALLEL_MIN_BUILDS && half_idx > 0 && half_idx < count &&
+			    sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+				P->half_want = half_idx;
+				P->half_at = half_at;
+			}
 			next = end;
 		} else {
 			val = load_piece(P, pos, &next);
@@ -1257,32 +1285,159 @@ whole:
 fail:
 	json_decref(top);
 	P->builds_at = 0;
+	P->half_at = 0;
 	return NULL;
 }
 
-/* Reads the builds array found by load_top, one build at a time. */
-static int read_streamed_builds(struct parser *P)
-{
-	ab_index *idx = P->idx;
-	size_t pos = P->builds_at + 1, i, next;
+static void build_clear(ab_build *b);
 
-	for (i = 0; i < idx->nbuilds; i++) {
+/* The builds array is not what the scanner took it for (a missing
+ * comma, say): jansson reads the whole document to say where. */
+static int structure_error(struct parser *P)
+{
+	json_error_t je;
+	json_t *v = json_loadb(P->doc, P->doclen, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+
+	P->at = AT_TOP;
+	if (!v) {
+		syntax_error(P, &je, P->bom);
+	} else {
+		json_decref(v);
+		fail(P, "builds", _("cannot be read as an array of builds"));
+	}
+	return -1;
+}
+
+/* Reads builds [from, to) starting at offset pos, one build at a time.
+ * *end_pos is where the reading stopped; *bad the build it failed on. */
+static int read_builds_range(struct parser *P, size_t from, size_t to, size_t pos,
+			     int lookup, size_t *end_pos, size_t *bad)
+{
+	size_t i, next, n = P->idx->nbuilds;
+
+	for (i = from; i < to; i++) {
 		json_t *b;
 		int r;
 
 		pos = skip_ws(P->doc, P->doclen, pos);
 		b = load_piece(P, pos, &next);
-		if (!b)
+		if (!b) {
+			*bad = i;
 			return -1;
-		r = read_build(P, b, i);
+		}
+		r = read_build(P, b, i, lookup);
 		json_decref(b);
-		if (r < 0)
+		if (r < 0) {
+			*bad = i;
 			return -1;
+		}
+		/* A comma after every build but the last, which ends the array. */
 		pos = skip_ws(P->doc, P->doclen, next);
-		if (pos < P->doclen && (P->doc[pos] == ',' || P->doc[pos] == ']'))
-			pos++;
+		if (pos >= P->doclen || P->doc[pos] != (i + 1 < n ? ',' : ']')) {
+			*bad = i;
+			return structure_error(P);
+		}
+		pos++;
+	}
+	*end_pos = pos;
+	return 0;
+}
+
+/* The look-up tables for builds [0, upto), in document order: the first
+ * duplicate id is named as the one-thread reading would name it. */
+static int index_ids(struct parser *P, size_t upto)
+{
+	struct ab_index_lookup *L = P->idx->lookup;
+	size_t i, slot;
+	ssize_t other;
+	uint64_t tag;
+
+	for (i = 0; i < upto; i++) {
+		ab_build *b = &P->idx->builds[i];
+
+		if (!b->id)
+			continue;
+		other = id_probe(L, P->idx->builds, b->id, &slot, &tag);
+		if (other >= 0) {
+			P->at = AT_BUILD;
+			P->build = i;
+			return fail(P, "id", _("duplicate id '%.*s' (also builds[%zd])"), CLIP, b->id,
+				    other);
+		}
+		L->slots[slot] = tag | (uint64_t)(i + 1);
+		if (b->commit && strlen(b->commit) >= MIN_PREFIX)
+			add_commit(L, b->commit, i);
 	}
 	return 0;
+}
+
+struct half_job {
+	struct parser P;	/* a copy, with its own place and error */
+	ab_error err;
+	size_t from, to, pos, end_pos, bad;
+	int rc;
+};
+
+static void *read_half(void *arg)
+{
+	struct half_job *j = arg;
+
+	j->rc = read_builds_range(&j->P, j->from, j->to, j->pos, 0, &j->end_pos, &j->bad);
+	return NULL;
+}
+
+/* Reads the builds array found by load_top. A big one is read by two
+ * threads, a half each (jansson's parsing is most of the time); the
+ * result, the first fault in document order included, is the same as
+ * one thread's. */
+static int read_streamed_builds(struct parser *P)
+{
+	ab_index *idx = P->idx;
+	size_t n = idx->nbuilds, end_pos, bad = 0, first_bad;
+	struct half_job second;
+	pthread_t t;
+	ab_error *err = P->err;
+	int rc;
+
+	if (!P->half_at)
+		return read_builds_range(P, 0, n, P->builds_at + 1, 1, &end_pos, &bad);
+
+	memset(&second, 0, sizeof second);
+	second.P = *P;
+	second.P.err = &second.err;
+	second.from = P->half_want;
+	second.to = n;
+	second.pos = P->half_at;
+	if (pthread_create(&t, NULL, read_half, &second) != 0)
+		return read_builds_range(P, 0, n, P->builds_at + 1, 1, &end_pos, &bad);
+	rc = read_builds_range(P, 0, P->half_want, P->builds_at + 1, 0, &end_pos, &bad);
+	pthread_join(t, NULL);
+
+	/* The scanner's idea of where the second half starts must be where
+	 * the first half's reading ended; when it is not (a document the
+	 * scanner misread), everything is read again by one thread. */
+	if (rc == 0 && skip_ws(P->doc, P->doclen, end_pos) != skip_ws(P->doc, P->doclen, P->half_at)) {
+		size_t i;
+
+		ab_error_clear(&second.err);
+		for (i = 0; i < n; i++)
+			build_clear(&idx->builds[i]);
+		return read_builds_range(P, 0, n, P->builds_at + 1, 1, &end_pos, &bad);
+	}
+	if (rc < 0) {
+		first_bad = bad;
+	} else if (second.rc < 0) {
+		first_bad = second.bad;
+		ab_error_set(err, second.err.code, "%s", second.err.msg);
+	} else {
+		first_bad = n;
+	}
+	ab_error_clear(&second.err);
+	/* A duplicate id up to the faulty build comes first, as it would
+	 * with one thread: ids are checked as soon as they are read. */
+	if (index_ids(P, first_bad < n ? first_bad + 1 : n) < 0)
+		return -1;
+	return first_bad < n ? -1 : 0;
 }
 
 static int read_index(struct parser *P, json_t *root)
@@ -1391,7 +1546,7 @@ static int read_index(struct parser *P, json_t *root)
 	idx->nbuilds = n;
 	idx->lookup = lookup_new(n);
 	for (i = 0; i < n; i++) {
-		if (read_build(P, json_array_get(builds, i), i) < 0)
+		if (read_build(P, json_array_get(builds, i), i, 1) < 0)
 			return -1;
 		/* Hand this build's JSON back to malloc for the next ones. */
 		json_array_set(builds, i, json_null());
@@ -1466,25 +1621,31 @@ char *ab_index_compare_url(const ab_index *idx, size_t old_pos, size_t new_pos)
 	return ab_buf_steal(&b);
 }
 
+static void build_clear(ab_build *b)
+{
+	size_t j;
+
+	free(b->id);
+	free(b->commit);
+	free(b->date);
+	free(b->version);
+	for (j = 0; j < b->nartifacts; j++) {
+		free(b->artifacts[j].url);
+		free(b->artifacts[j].name);
+		free(b->artifacts[j].filename);
+	}
+	free(b->artifacts);
+	memset(b, 0, sizeof *b);
+}
+
 void ab_index_free(ab_index *idx)
 {
-	size_t i, j;
+	size_t i;
 
 	if (!idx)
 		return;
-	for (i = 0; i < idx->nbuilds; i++) {
-		ab_build *b = &idx->builds[i];
-		free(b->id);
-		free(b->commit);
-		free(b->date);
-		free(b->version);
-		for (j = 0; j < b->nartifacts; j++) {
-			free(b->artifacts[j].url);
-			free(b->artifacts[j].name);
-			free(b->artifacts[j].filename);
-		}
-		free(b->artifacts);
-	}
+	for (i = 0; i < idx->nbuilds; i++)
+		build_clear(&idx->builds[i]);
 	free(idx->builds);
 	free(idx->source_url);
 	free(idx->label);

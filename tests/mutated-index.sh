@@ -9,7 +9,7 @@ mkfarm --out "$T/farm" --builds 12 --culprit 7 --failed 3
 seed=${MUTATION_SEED:-$(( $$ * 7 + $(date +%s) % 1000 ))}
 diag "MUTATION_SEED=$seed"
 "$PYTHON3" - "$T" "$ARTBISECT" "$seed" > "$T/summary" 2> "$T/failures" <<'PY'
-import json, os, random, subprocess, sys
+import copy, json, os, random, subprocess, sys
 T, binary, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
 rnd = random.Random(seed)
 text = open(os.path.join(T, "farm", "index.json"), "rb").read()
@@ -36,13 +36,13 @@ def mutate_structure(d):
             parent = parent[k]
         op = rnd.random()
         if op < 0.45:
-            parent[p[-1]] = rnd.choice(values)
+            parent[p[-1]] = copy.deepcopy(rnd.choice(values))
         elif op < 0.7 and isinstance(parent, dict):
             del parent[p[-1]]
         elif op < 0.85 and isinstance(parent, list):
             parent.insert(rnd.randrange(len(parent) + 1), json.loads(json.dumps(rnd.choice(parent))))
         elif isinstance(parent, dict):
-            parent["unknown-" + str(rnd.randrange(100))] = rnd.choice(values)
+            parent["unknown-" + str(rnd.randrange(100))] = copy.deepcopy(rnd.choice(values))
     return json.dumps(d).encode()
 
 def mutate_bytes(b):

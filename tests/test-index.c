@@ -655,6 +655,96 @@ static void test_big(void)
 	ab_buf_free(&b);
 }
 
+
+/* A big index is read by two threads, a half each: the faults they find
+ * must be named as one thread would, first in document order, a
+ * duplicate id as soon as its build is read. */
+struct swap {
+	size_t at;
+	const char *json;	/* the build at that position, instead */
+};
+
+static ab_index *big_with(size_t n, const struct swap *sw, size_t nsw, ab_error *err)
+{
+	ab_buf b = {0};
+	ab_index *idx;
+	size_t i, k;
+
+	ab_buf_puts(&b, HEAD "\"builds\":[\n");
+	for (i = 0; i < n; i++) {
+		const char *own = NULL;
+
+		for (k = 0; k < nsw; k++)
+			if (sw[k].at == i)
+				own = sw[k].json;
+		if (i)
+			ab_buf_puts(&b, ",");
+		if (own)
+			ab_buf_puts(&b, own);
+		else
+			ab_buf_printf(&b, "{\"id\":\"b%06zu\",\"commit\":\"%040zx\",\"artifacts\":[" ART("x.rpm") "]}", i, i + 1);
+		ab_buf_puts(&b, "\n");
+	}
+	ab_buf_puts(&b, "]}");
+	ab_error_clear(err);
+	idx = ab_index_parse(b.data, b.len, HTTP_URL, err);
+	ab_buf_free(&b);
+	return idx;
+}
+
+static void big_fault(const char *label, const struct swap *sw, size_t nsw, const char *want)
+{
+	ab_error err;
+	ab_index *idx = big_with(10000, sw, nsw, &err);
+
+	tap_ok(!idx && err.code == AB_EXIT_USAGE && strstr(err.msg, want),
+	       "10,000 builds, %s: %s", label, idx ? "accepted" : err.msg);
+	ab_index_free(idx);
+}
+
+static void test_big_faults(void)
+{
+	ab_error err;
+	ab_index *idx;
+	const char *dup10 = "{\"id\":\"b000010\",\"artifacts\":[" ART("x.rpm") "]}";
+	const char *dup8000 = "{\"id\":\"b008000\",\"artifacts\":[" ART("x.rpm") "]}";
+	const char *badstat = "{\"id\":\"zz\",\"status\":\"broken\"}";
+	const char *dup10_badstat = "{\"id\":\"b000010\",\"status\":\"broken\"}";
+	const char *broken = "{\"id\":\"yy\",}";
+
+	idx = big_with(10000, NULL, 0, &err);
+	tap_ok(idx && idx->nbuilds == 10000 && ab_index_find(idx, "b000000", &err) == 0 &&
+	       ab_index_find(idx, "b009999", &err) == 9999 &&
+	       ab_index_find(idx, "000000000000000000000000000000000000270f", &err) == 9998,
+	       "10,000 builds: ids and commits of both halves found");
+	ab_index_free(idx);
+
+	big_fault("an id of the first half again in the second",
+		  (struct swap[]){ { 9000, dup10 } }, 1, "builds[9000].id: duplicate id 'b000010' (also builds[10])");
+	big_fault("an id twice in the second half",
+		  (struct swap[]){ { 9000, dup8000 } }, 1, "builds[9000].id: duplicate id 'b008000' (also builds[8000])");
+	big_fault("a bad field before a duplicate id",
+		  (struct swap[]){ { 9000, badstat }, { 9500, dup10 } }, 2, "builds[9000].status");
+	big_fault("a duplicate id before a bad field",
+		  (struct swap[]){ { 9000, dup10 }, { 9500, badstat } }, 2, "builds[9000].id: duplicate");
+	big_fault("a duplicate id and a bad field in one build",
+		  (struct swap[]){ { 9000, dup10_badstat } }, 1, "builds[9000].id: duplicate");
+	big_fault("bad fields in both halves",
+		  (struct swap[]){ { 100, badstat }, { 9000, badstat } }, 2, "builds[100].status");
+	big_fault("a duplicate id in the first half, a bad field in the second",
+		  (struct swap[]){ { 200, dup10 }, { 9000, badstat } }, 2, "builds[200].id: duplicate");
+	big_fault("invalid JSON in the second half",
+		  (struct swap[]){ { 9000, broken } }, 1, "invalid JSON at line 9002,");
+	big_fault("invalid JSON in the first half, a bad field in the second",
+		  (struct swap[]){ { 100, broken }, { 9000, badstat } }, 2, "invalid JSON at line 102,");
+	big_fault("a missing comma in the second half",
+		  (struct swap[]){ { 9000, "{\"id\":\"c1\",\"status\":\"failed\"}\n{\"id\":\"c2\",\"status\":\"failed\"}" } }, 1,
+		  "invalid JSON at line 9003, column 1");
+	big_fault("a missing comma in the first half",
+		  (struct swap[]){ { 5, "{\"id\":\"c1\",\"status\":\"failed\"}\n{\"id\":\"c2\",\"status\":\"failed\"}" } }, 1,
+		  "invalid JSON at line 8, column 1");
+}
+
 /* ------------------------------------------------------------------ */
 
 /* Mutated documents, bytes inserted, deleted and replaced anywhere: each
@@ -798,6 +888,7 @@ int main(void)
 	test_hand_built();
 	test_source_url();
 	test_big();
+	test_big_faults();
 	test_mutations();
 	return tap_done();
 }
