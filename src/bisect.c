@@ -1,10 +1,12 @@
 /* bisect.c - see bisect.h. */
 #include "config.h"
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <time.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include "bisect.h"
 #include "i18n.h"
@@ -140,6 +142,93 @@ static char *root_path(const ab_bisect *b, size_t idx)
 	return path;
 }
 
+/* ---- early unpack ----
+ * A build that prefetch brought in is unpacked at once, in the worker's
+ * thread, into ROOT.early (by way of ROOT.early-tmp, renamed when whole),
+ * so that the step that needs it only renames it. Not for RPMs: librpm
+ * checks them first, on the main thread; not with --install rpm. */
+
+static const char early_suffix[] = ".early";
+
+static int early_allowed(const ab_bisect *b, size_t idx)
+{
+	const ab_build *bd = &b->index->builds[idx];
+	size_t i;
+
+	if (b->opt.install_rpm)
+		return 0;
+	for (i = 0; i < bd->nartifacts; i++)
+		if (bd->artifacts[i].type == AB_ART_RPM)
+			return 0;
+	return 1;
+}
+
+static void early_unpack(void *ud, size_t key, const ab_fetch_item *items, size_t n,
+			 const volatile sig_atomic_t *cancel)
+{
+	const ab_bisect *b = ud;
+	const ab_build *bd = &b->index->builds[key];
+	char *root = root_path(b, key);
+	char *done = ab_xasprintf("%s%s", root, early_suffix);
+	char *tmp = ab_xasprintf("%s%s-tmp", root, early_suffix);
+	size_t i;
+	int ok = 1;
+
+	if (!early_allowed(b, key) || n != bd->nartifacts)
+		goto out;
+	ab_remove_tree(done);
+	if (ab_remove_tree(tmp) < 0 || ab_mkdir_p(tmp) < 0)
+		goto out;
+	for (i = 0; i < n && ok && !*cancel; i++) {
+		char *why = NULL;
+		ab_error err = {0};
+
+		/* A refusal or a local failure is left for the step itself
+		 * to meet again and report. */
+		if (ab_unpack_cancellable(items[i].path, bd->artifacts[i].type,
+					  bd->artifacts[i].filename, tmp, cancel, &why, &err) != AB_UNPACK_OK)
+			ok = 0;
+		free(why);
+		ab_error_clear(&err);
+	}
+	if (!ok || *cancel || rename(tmp, done) < 0)
+		ab_remove_tree(tmp);
+out:
+	free(root);
+	free(done);
+	free(tmp);
+}
+
+/* Removes every early root but those of builds keys[0..nkeys): the
+ * verdicts made them useless. Their workers are gone or kept. */
+static void early_sweep(const ab_bisect *b, const size_t *keys, size_t nkeys)
+{
+	char *dir = ab_path_join(b->opt.work_dir, "roots");
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *end, *path;
+		size_t idx, k;
+		int kept = 0;
+
+		if (!strstr(e->d_name, early_suffix))
+			continue;
+		idx = strtoul(e->d_name, &end, 10);
+		for (k = 0; k < nkeys && end != e->d_name && *end == '-'; k++)
+			if (keys[k] == idx)
+				kept = 1;
+		if (kept)
+			continue;
+		path = ab_path_join(dir, e->d_name);
+		ab_remove_tree(path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
 /* Downloads, verifies and unpacks one build. Returns 0 and *root when
  * ready, 1 with *reason when the build is unavailable, -1 with err. */
 static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
@@ -222,6 +311,22 @@ static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		}
 	}
 	*root = root_path(b, idx);
+	if (b->prefetch && early_allowed(b, idx)) {
+		/* Unpacked while the last probe ran: the worker is done
+		 * (ab_prefetch_wait above), its root whole or absent. */
+		char *early = ab_xasprintf("%s%s", *root, early_suffix);
+		int moved = ab_remove_tree(*root) == 0 && rename(early, *root) == 0;
+
+		free(early);
+		if (moved) {
+			for (i = 0; i < bd->nartifacts; i++) {
+				if (i)
+					ab_buf_puts(&list, "\n");
+				ab_buf_puts(&list, items[i].path);
+			}
+			goto out;
+		}
+	}
 	if (ab_remove_tree(*root) < 0 || ab_mkdir_p(*root) < 0) {
 		ab_error_set(err, AB_EXIT_FAILURE, _("cannot make scratch root %s: %s"),
 			     *root, strerror(errno));
@@ -438,6 +543,7 @@ static int multisect_round(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 	if (b->prefetch) {
 		/* All downloads of the round in parallel. */
 		ab_prefetch_keep(b->prefetch, picks, k);
+		early_sweep(b, picks, k);
 		for (i = 0; i < k; i++)
 			ab_prefetch_start(b->prefetch, picks[i], b->index, &b->index->builds[picks[i]]);
 	}
@@ -576,11 +682,17 @@ int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 {
 	int rc;
 
-	if (b->opt.prefetch)
+	if (b->opt.prefetch) {
 		b->prefetch = ab_prefetch_new(cache, &b->opt.fetch);
+		ab_prefetch_on_ready(b->prefetch, early_unpack, b);
+		early_sweep(b, NULL, 0);	/* what an interrupted run left */
+	}
 	rc = run_loop(b, cache, cb, err);
-	ab_prefetch_free(b->prefetch);
-	b->prefetch = NULL;
+	if (b->prefetch) {
+		ab_prefetch_free(b->prefetch);
+		b->prefetch = NULL;
+		early_sweep(b, NULL, 0);
+	}
 	return rc;
 }
 
@@ -598,8 +710,10 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 			b->result = AB_RESULT_ABORTED;
 			return -1;
 		}
-		if (b->prefetch)
+		if (b->prefetch) {
 			ab_prefetch_keep(b->prefetch, &idx, 1);	/* the rest is useless now */
+			early_sweep(b, &idx, 1);
+		}
 		if (b->opt.jobs > 1 && b->opt.probe) {
 			rc = multisect_round(b, cache, cb, err);
 			if (rc != 0) {

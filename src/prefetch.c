@@ -20,6 +20,9 @@ typedef struct worker {
 	size_t n;
 	char **urls, **shas;	/* owned copies: the worker outlives nothing */
 	ab_error err;
+	ab_prefetch_ready_fn ready;
+	void *ready_ud;
+	int downloads;		/* something was missing from the cache */
 } worker;
 
 struct ab_prefetch {
@@ -27,7 +30,15 @@ struct ab_prefetch {
 	ab_fetch_options opt;
 	worker *w[MAX_WORKERS];
 	unsigned completed;
+	ab_prefetch_ready_fn ready;
+	void *ready_ud;
 };
+
+void ab_prefetch_on_ready(ab_prefetch *p, ab_prefetch_ready_fn fn, void *ud)
+{
+	p->ready = fn;
+	p->ready_ud = ud;
+}
 
 ab_prefetch *ab_prefetch_new(ab_cache *cache, const ab_fetch_options *opt)
 {
@@ -43,11 +54,18 @@ static void *run_worker(void *arg)
 	worker *w = arg;
 	ab_fetch_callbacks quiet = { NULL, NULL, NULL };
 	sigset_t all;
+	size_t i;
 
 	/* Signals are the foreground's to see. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	ab_fetch_artifacts(w->cache, &w->opt, &quiet, w->items, w->n, &w->err);
+	if (ab_fetch_artifacts(w->cache, &w->opt, &quiet, w->items, w->n, &w->err) < 0)
+		return NULL;
+	for (i = 0; i < w->n; i++)
+		if (w->items[i].status != AB_FETCH_OK)
+			return NULL;
+	if (w->ready && !w->cancel)
+		w->ready(w->ready_ud, w->key, w->items, w->n, &w->cancel);
 	return NULL;
 }
 
@@ -110,13 +128,16 @@ void ab_prefetch_start(ab_prefetch *p, size_t key, const ab_index *idx, const ab
 	for (i = 0; i < bd->nartifacts; i++)
 		if (!ab_cache_has(p->cache, bd->artifacts[i].sha256))
 			missing++;
-	if (!missing)
+	if (!missing && !p->ready)
 		return;
 	w = ab_xcalloc(1, sizeof *w);
 	w->key = key;
 	w->cache = p->cache;
 	w->opt = p->opt;
 	w->opt.cancel = &w->cancel;
+	w->ready = p->ready;
+	w->ready_ud = p->ready_ud;
+	w->downloads = missing > 0;
 	w->n = bd->nartifacts;
 	w->items = ab_xcalloc(w->n, sizeof *w->items);
 	w->urls = ab_xcalloc(w->n, sizeof *w->urls);
@@ -178,7 +199,7 @@ int ab_prefetch_wait(ab_prefetch *p, size_t key, char **reason)
 				rc = 1;
 			}
 		}
-		if (!w->err.code)
+		if (!w->err.code && w->downloads)
 			p->completed++;
 		free_worker(w);
 		p->w[i] = NULL;

@@ -4,12 +4,15 @@
  * libcurl multi handle, writing verified entries into the cache exactly
  * as a foreground fetch would (content-addressed, atomic renames, so the
  * two never step on each other). Builds that a verdict made useless are
- * cancelled. Never prints, never unpacks, and never reports progress:
- * the foreground's waits are what the person sees.
+ * cancelled. Once a build is all in the cache, an optional hook may
+ * start preparing it in the same thread (bisect.c unpacks it early).
+ * Never prints and never reports progress: the foreground's waits are
+ * what the person sees.
  */
 #ifndef AB_PREFETCH_H
 #define AB_PREFETCH_H
 
+#include <signal.h>
 #include <stddef.h>
 #include "cache.h"
 #include "fetch.h"
@@ -21,8 +24,16 @@ ab_prefetch *ab_prefetch_new(ab_cache *cache, const ab_fetch_options *opt);
 /* Cancels and waits for every worker. */
 void ab_prefetch_free(ab_prefetch *p);
 
+/* Called in a worker's thread when build key's artifacts are all in the
+ * cache (items[i].path), unless the worker was cancelled; *cancel turns
+ * non-zero when the build becomes useless. ab_prefetch_wait() and
+ * ab_prefetch_keep() wait for it to return. */
+typedef void (*ab_prefetch_ready_fn)(void *ud, size_t key, const ab_fetch_item *items,
+				     size_t n, const volatile sig_atomic_t *cancel);
+void ab_prefetch_on_ready(ab_prefetch *p, ab_prefetch_ready_fn fn, void *ud);
+
 /* Starts fetching build key's artifacts, unless it is already being
- * fetched or everything is in the cache. */
+ * fetched or everything is in the cache (and there is no ready hook). */
 void ab_prefetch_start(ab_prefetch *p, size_t key, const ab_index *idx, const ab_build *bd);
 
 /* Cancels every worker whose build is not among keys[0..n). */

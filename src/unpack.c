@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -921,7 +922,8 @@ out:
 }
 
 static ab_unpack_rc run_child(int src, ab_artifact_type type, const char *path,
-			      const char *root, uint64_t max, char **text, ab_error *err)
+			      const char *root, uint64_t max, const volatile sig_atomic_t *cancel,
+			      char **text, ab_error *err)
 {
 	int fds[2], status, e;
 	pid_t pid, w, self = getpid();
@@ -956,7 +958,21 @@ static ab_unpack_rc run_child(int src, ab_artifact_type type, const char *path,
 	close(fds[1]);
 	for (;;) {
 		char chunk[4096];
-		ssize_t n = read(fds[0], chunk, sizeof chunk);
+		ssize_t n;
+
+		if (cancel) {
+			/* Looked at ten times a second; a cancelled unpack
+			 * is killed, and its partial root is the caller's. */
+			struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+
+			if (*cancel) {
+				kill(pid, SIGKILL);
+				break;
+			}
+			if (poll(&pfd, 1, 100) == 0)
+				continue;
+		}
+		n = read(fds[0], chunk, sizeof chunk);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -970,7 +986,10 @@ static ab_unpack_rc run_child(int src, ab_artifact_type type, const char *path,
 	if (w < 0)
 		status = 0;	/* reaped elsewhere: the message is all we have */
 
-	if (w > 0 && WIFSIGNALED(status)) {
+	if (cancel && *cancel) {
+		ab_error_set(err, AB_EXIT_ABORTED, _("unpacking %s into %s was cancelled"), path, root);
+		rc = AB_UNPACK_ERROR;
+	} else if (w > 0 && WIFSIGNALED(status)) {
 		ab_error_set(err, AB_EXIT_FAILURE, _("unpacking %s into %s was killed by signal %d"),
 			     path, root, WTERMSIG(status));
 		rc = AB_UNPACK_ERROR;
@@ -1096,6 +1115,14 @@ ab_unpack_rc ab_unpack(const char *path, ab_artifact_type type,
 		       const char *filename, const char *root,
 		       char **reason, ab_error *err)
 {
+	return ab_unpack_cancellable(path, type, filename, root, NULL, reason, err);
+}
+
+ab_unpack_rc ab_unpack_cancellable(const char *path, ab_artifact_type type,
+				   const char *filename, const char *root,
+				   const volatile sig_atomic_t *cancel,
+				   char **reason, ab_error *err)
+{
 	struct stat st;
 	uint64_t max;
 	char *text = NULL;
@@ -1141,7 +1168,7 @@ ab_unpack_rc ab_unpack(const char *path, ab_artifact_type type,
 	if (type == AB_ART_FILE)
 		rc = copy_file(src, path, filename, root, max, &st, &text, err);
 	else
-		rc = run_child(src, type, path, root, max, &text, err);
+		rc = run_child(src, type, path, root, max, cancel, &text, err);
 	close(src);
 out:
 	if (reason && rc == AB_UNPACK_REFUSED)

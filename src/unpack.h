@@ -10,6 +10,7 @@
 #ifndef AB_UNPACK_H
 #define AB_UNPACK_H
 
+#include <signal.h>
 #include "error.h"
 #include "index.h"
 
@@ -26,6 +27,14 @@ typedef enum ab_unpack_rc {
 ab_unpack_rc ab_unpack(const char *path, ab_artifact_type type,
 		       const char *filename, const char *root,
 		       char **reason, ab_error *err);
+
+/* The same, stopped (AB_UNPACK_ERROR, err->code AB_EXIT_ABORTED) within
+ * a tenth of a second once *cancel turns non-zero; the root is then
+ * partly filled, and the caller's to remove. */
+ab_unpack_rc ab_unpack_cancellable(const char *path, ab_artifact_type type,
+				   const char *filename, const char *root,
+				   const volatile sig_atomic_t *cancel,
+				   char **reason, ab_error *err);
 
 /* The helper process that does the extraction is this program executed
  * again with argv[1] == AB_UNPACK_HELPER_ARG: every main() that may

@@ -945,6 +945,25 @@ static void test_threads(void)
 		pthread_join(t[i], NULL);
 	tap_ok(started == 2 && ok == 40, "40 unpacks while two threads allocate: all done (%d)", ok);
 	tap_ok(forks_seen == 0, "the unpacks never fork() the caller (%d forks)", forks_seen);
+	{
+		/* A cancelled unpack stops with AB_EXIT_ABORTED. */
+		volatile sig_atomic_t stop = 1;
+		ab_unpack_rc rc;
+
+		fresh_root();
+		ab_error_clear(&err);
+		rc = ab_unpack_cancellable(path, AB_ART_TAR, "threads.tar.gz", root, &stop, &reason, &err);
+		tap_ok(rc == AB_UNPACK_ERROR && err.code == AB_EXIT_ABORTED && strstr(err.msg, "cancelled"),
+		       "a cancelled unpack stops, saying so (%s)", err.msg);
+		free(reason);
+		reason = NULL;
+		stop = 0;
+		fresh_root();
+		rc = ab_unpack_cancellable(path, AB_ART_TAR, "threads.tar.gz", root, &stop, &reason, &err);
+		tap_ok(rc == AB_UNPACK_OK && S_ISREG(mode_of("dir/f")), "one not cancelled runs to the end");
+		free(reason);
+		reason = NULL;
+	}
 	free(path);
 }
 
