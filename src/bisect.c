@@ -75,6 +75,7 @@ ab_bisect *ab_bisect_new(const ab_index *idx, size_t good_idx, size_t bad_idx,
 	b = ab_xcalloc(1, sizeof *b);
 	b->index = idx;
 	b->opt = *opt;
+	b->round_download = -1.0;
 	b->engine = ab_engine_new(idx->nbuilds, old_idx, new_idx);
 	b->probe_step = 1;
 	b->result = AB_RESULT_RUNNING;
@@ -531,15 +532,28 @@ static bool still_useful(const ab_bisect *b, size_t idx)
  * a probe whose build a verdict left outside the range is stopped. 0 to
  * go on, 1 when the run must stop, -1 with err. */
 static int multisect_round(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
-			   ab_error *err)
+			   unsigned width, ab_error *err)
 {
-	size_t picks[64], k, i, live = 0;
+	size_t picks[64], k, i, live = 0, fetched = 0;
+	double start = ab_now();
 	job *jobs;
 	int ret = 0;
 
-	k = ab_engine_split(b->engine, (size_t)b->opt.jobs, picks);
+	k = ab_engine_split(b->engine, width, picks);
 	if (k == 0)
 		return 0;
+	/* Builds that have to come over the network, for the figure that
+	 * decides the next round's width. */
+	for (i = 0; i < k; i++) {
+		const ab_build *bd = &b->index->builds[picks[i]];
+		size_t a;
+
+		for (a = 0; a < bd->nartifacts && !bd->failed; a++)
+			if (!ab_cache_has(cache, bd->artifacts[a].sha256)) {
+				fetched++;
+				break;
+			}
+	}
 	if (b->prefetch) {
 		/* All downloads of the round in parallel. */
 		ab_prefetch_keep(b->prefetch, picks, k);
@@ -589,6 +603,8 @@ static int multisect_round(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 	if (ret != 0)
 		for (i = 0; i < k; i++)
 			jobs[i].stop = 1;
+	else
+		b->round_download = fetched ? (ab_now() - start) / (double)fetched : 0.0;
 
 	while (live > 0) {
 		struct timespec nap = { 0, 20 * 1000 * 1000 };
@@ -696,6 +712,25 @@ int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 	return rc;
 }
 
+/* --jobs N: how many probes the next round runs. When downloads, not
+ * probes, are what takes the time, N at once only waits longer for N
+ * builds; the engine weighs the last round's figures. */
+static unsigned round_width(const ab_bisect *b)
+{
+	double probe = 0.0;
+	size_t i, n = 0;
+
+	for (i = 0; i < b->nsteps; i++)
+		if (b->steps[i].by == AB_BY_PROBE && b->steps[i].seconds > 0) {
+			probe += b->steps[i].seconds;
+			n++;
+		}
+	if (!n)
+		return (unsigned)b->opt.jobs;
+	return ab_engine_round_width((unsigned)b->opt.jobs, probe / (double)n, b->round_download,
+				     b->prefetch != NULL);
+}
+
 static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		    ab_error *err)
 {
@@ -703,6 +738,7 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 	while (b->result == AB_RESULT_RUNNING) {
 		size_t idx = ab_engine_next(b->engine);
 		char *root = NULL, *artifacts = NULL, *reason = NULL;
+		unsigned width;
 		int rc;
 
 		if (b->opt.cancel && *b->opt.cancel) {
@@ -714,8 +750,8 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 			ab_prefetch_keep(b->prefetch, &idx, 1);	/* the rest is useless now */
 			early_sweep(b, &idx, 1);
 		}
-		if (b->opt.jobs > 1 && b->opt.probe) {
-			rc = multisect_round(b, cache, cb, err);
+		if (b->opt.jobs > 1 && b->opt.probe && (width = round_width(b)) > 1) {
+			rc = multisect_round(b, cache, cb, width, err);
 			if (rc != 0) {
 				b->result = AB_RESULT_ABORTED;
 				if (rc < 0 && err->code != AB_EXIT_ABORTED)

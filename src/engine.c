@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -470,4 +471,26 @@ size_t ab_engine_split(const ab_engine *e, size_t k, size_t *out)
 	}
 	qsort(out, m, sizeof(*out), cmp_size);
 	return m;
+}
+
+unsigned ab_engine_round_width(unsigned jobs, double probe_s, double download_s, int prefetch)
+{
+	double plain, best = 0.0;
+	unsigned k, best_k = jobs;
+
+	if (jobs <= 1)
+		return 1;
+	if (download_s < 0 || probe_s <= 0)
+		return jobs;
+	plain = prefetch ? fmax(probe_s, 2 * download_s) : probe_s + download_s;
+	for (k = 2; k <= jobs; k++) {
+		double cost = (k * download_s + probe_s) / log2(k + 1.0);
+
+		if (k == 2 || cost <= best) {
+			best = cost;
+			best_k = k;
+		}
+	}
+	/* Ten per cent of slack: measurements wobble, and N was asked for. */
+	return plain < 0.9 * best ? 1 : best_k;
 }

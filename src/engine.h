@@ -74,6 +74,16 @@ size_t ab_engine_next(const ab_engine *e);
  * Returns how many were written (fewer when fewer are testable). */
 size_t ab_engine_split(const ab_engine *e, size_t k, size_t *out);
 
+/* How many probes the next round should run at once, from 1 (plain
+ * bisection) up to jobs, given what a probe takes (probe_s) and what one
+ * build's download takes when it was not fetched ahead (download_s,
+ * negative while unknown: then jobs). Seconds per halving of the range:
+ * plain with prefetch max(p, 2d) (both possible next builds come in
+ * during the probe), plain without p + d, k at once (k*d + p) /
+ * log2(k+1) (a round's builds are known only when it starts). A round
+ * of k must be clearly cheaper than plain to be chosen. */
+unsigned ab_engine_round_width(unsigned jobs, double probe_s, double download_s, int prefetch);
+
 /* Probes still needed in the worst case if nothing more is skipped:
  * ceil(log2(testable untested builds in the range + 1)). */
 unsigned ab_engine_steps_left(const ab_engine *e);

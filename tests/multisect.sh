@@ -63,4 +63,25 @@ run "$ARTBISECT" --index "$BASE/index.json" --probe 'exit 200' --json --jobs 3 \
 is "$RC" 4 "an aborting probe in a round: exit 4"
 is "$(echo "$OUT" | json_get - result)" aborted "an aborting probe in a round: result aborted"
 
+# When the link, not the probe, takes the time, rounds narrow to one
+# probe at a time: three builds of 200 kB share 200 kB/s (a second each)
+# and the probe takes 2 s, so after the first round (which measures it)
+# plain bisection with prefetch is the cheaper (2 s a halving against
+# 2.5). The first round still runs 3 at once.
+mkfarm --out "$T/slowlink" --builds 64 --culprit 40 --artifact-size 200000
+start_server "$T/slowlink" --total-rate 200000
+cat > "$T/p2.sh" <<'P'
+echo "start $ARTBISECT_BUILD" >> "$PROBELOG"
+sleep 2
+./usr/bin/app; rc=$?
+echo "end $ARTBISECT_BUILD" >> "$PROBELOG"
+exit $rc
+P
+: > "$PROBELOG"
+run "$ARTBISECT" --index "$BASE/index.json" --probe "sh $T/p2.sh" --json --jobs 3 \
+	--cache-dir "$T/cache-slow" --work-dir "$T/work-slow"
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0040 "slow link, --jobs 3: found b0040"
+is "$(awk '$1=="start"{if(running>0)o++; running++} $1=="end"{running--} END{print o+0}' "$PROBELOG")" 2 \
+	"slow link, --jobs 3: the first round ran 3 at once, every later probe alone"
+
 plan_done

@@ -792,6 +792,26 @@ static void test_simulation(void)
 	free(truth);
 }
 
+
+/* --jobs N: how wide a round, from the figures. */
+static void test_round_width(void)
+{
+	tap_ok(ab_engine_round_width(1, 1.0, 0.5, 1) == 1, "round width: --jobs 1 is always 1");
+	tap_ok(ab_engine_round_width(3, 1.0, -1.0, 1) == 3, "round width: downloads not measured yet: all 3");
+	tap_ok(ab_engine_round_width(3, 1.0, 0.01, 1) == 3, "round width: probe-bound (1 s probe, 0.01 s download): 3");
+	tap_ok(ab_engine_round_width(4, 2.0, 0.0, 1) == 4, "round width: everything cached: 4");
+	tap_ok(ab_engine_round_width(3, 1.0, 0.5, 1) == 1,
+	       "round width: 1 s probe, 0.5 s download, prefetch: 1 (1.0 s a halving against 1.25)");
+	tap_ok(ab_engine_round_width(3, 1.0, 0.5, 0) == 3,
+	       "round width: the same without prefetch: 3 (1.25 s a halving against 1.5)");
+	tap_ok(ab_engine_round_width(3, 0.1, 1.0, 1) == 2,
+	       "round width: download-bound, fast probe: 2 (1.32 s a halving against 2.0)");
+	tap_ok(ab_engine_round_width(3, 1.0, 0.4, 1) == 3,
+	       "round width: plain cheaper by less than ten per cent (1.0 s against 1.1): still 3");
+	tap_ok(ab_engine_round_width(3, 1.0, 0.45, 1) == 1,
+	       "round width: plain cheaper by more (1.0 s against 1.175): 1");
+}
+
 int main(void)
 {
 	test_new();
@@ -803,5 +823,6 @@ int main(void)
 	test_random(1000, 500);
 	test_random(1000000, 250);
 	test_simulation();
+	test_round_width();
 	return tap_done();
 }
