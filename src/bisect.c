@@ -145,11 +145,12 @@ static char *root_path(const ab_bisect *b, size_t idx)
 
 /* ---- early unpack ----
  * A build that prefetch brought in is unpacked at once, in the worker's
- * thread, into ROOT.early (by way of ROOT.early-tmp, renamed when whole),
+ * thread, into ROOT@early (by way of ROOT@early-tmp, renamed when whole),
  * so that the step that needs it only renames it. Not for RPMs: librpm
- * checks them first, on the main thread; not with --install rpm. */
+ * checks them first, on the main thread; not with --install rpm. The
+ * '@' is never in a root's own name (ab_safe_name). */
 
-static const char early_suffix[] = ".early";
+static const char early_suffix[] = "@early";
 
 static int early_allowed(const ab_bisect *b, size_t idx)
 {
@@ -213,7 +214,7 @@ static void early_sweep(const ab_bisect *b, const size_t *keys, size_t nkeys)
 		size_t idx, k;
 		int kept = 0;
 
-		if (!strstr(e->d_name, early_suffix))
+		if (!strchr(e->d_name, '@') || !strstr(e->d_name, early_suffix))
 			continue;
 		idx = strtoul(e->d_name, &end, 10);
 		for (k = 0; k < nkeys && end != e->d_name && *end == '-'; k++)

@@ -51,7 +51,7 @@ is "$RC/$(json_get "$T/off.json" first_new.id)" 0/b0040 "--no-prefetch: found b0
 is "$(count_requests '^GET /builds/')" 6 "--no-prefetch: one download per tested build"
 
 # Early unpack: during a probe the builds that could come next are also
-# unpacked, into ROOT.early; the next step only renames its one. The
+# unpacked, into ROOT@early; the next step only renames its one. The
 # probe waits (up to 30 s) for the early roots to be whole, then notes
 # them; the next build's root must be one of them.
 cat > "$T/early.sh" <<'P'
@@ -59,14 +59,14 @@ cat > "$T/early.sh" <<'P'
 # nothing still being unpacked; 30 s at most.
 n=0
 while [ "$n" -lt 300 ] && [ -z "$NEXT_ANY" ]; do
-	whole=$(ls -d ../*.early 2>/dev/null | wc -l)
-	busy=$(ls -d ../*.early-tmp 2>/dev/null | wc -l)
+	whole=$(ls -d ../*@early 2>/dev/null | wc -l)
+	busy=$(ls -d ../*@early-tmp 2>/dev/null | wc -l)
 	[ "$whole" -ge 2 ] && break
 	[ "$n" -ge 50 ] && [ "$busy" -eq 0 ] && break
 	sleep 0.1
 	n=$((n + 1))
 done
-echo "$ARTBISECT_BUILD $(cd .. && ls -d *.early 2>/dev/null | tr '\n' ' ')" >> "$EARLYLOG"
+echo "$ARTBISECT_BUILD $(cd .. && ls -d *@early 2>/dev/null | tr '\n' ' ')" >> "$EARLYLOG"
 ls usr/bin/app > /dev/null && ./usr/bin/app
 P
 export EARLYLOG="$T/early.log" NEXT_ANY=""
@@ -77,11 +77,11 @@ is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0040 "early unpack: found b
 import sys
 lines = [l.split() for l in open(sys.argv[1]) if l.strip()]
 for prev, cur in zip(lines, lines[1:]):
-    early = [e.split("-", 1)[1][:-len(".early")] for e in prev[1:]]
+    early = [e.split("-", 1)[1][:-len("@early")] for e in prev[1:]]
     print(cur[0], "early" if cur[0] in early else "NOT-EARLY", len(prev) - 1)
 PY
 is "$(grep -c ' early' "$T/early.out")" 5 "each later build was unpacked during the previous probe"
-like "$(head -n 1 "$EARLYLOG")" '^b[0-9]+ [0-9]+-b[0-9]+\.early [0-9]+-b[0-9]+\.early $' \
+like "$(head -n 1 "$EARLYLOG")" '^b[0-9]+ [0-9]+-b[0-9]+@early [0-9]+-b[0-9]+@early $' \
 	"during the first probe both possible next builds were unpacked"
 is "$(ls -a "$T/work4/roots" 2>/dev/null | grep -c early)" 0 "no early root is left after the run"
 : > "$EARLYLOG"
