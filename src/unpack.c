@@ -832,7 +832,7 @@ int ab_unpack_helper_main(int argc, char **argv)
 	unsigned long long max;
 	char *end;
 
-	/* argv: --unpack-helper PARENT TYPE MAX PATH ROOT */
+	/* argv: AB_UNPACK_HELPER_ARG PARENT TYPE MAX PATH ROOT */
 	if (argc != 7 || strcmp(argv[1], AB_UNPACK_HELPER_ARG) != 0)
 		return 2;
 	errno = 0;
