@@ -146,23 +146,16 @@ static char *root_path(const ab_bisect *b, size_t idx)
 /* ---- early unpack ----
  * A build that prefetch brought in is unpacked at once, in the worker's
  * thread, into ROOT@early (by way of ROOT@early-tmp, renamed when whole),
- * so that the step that needs it only renames it. Not for RPMs: librpm
- * checks them first, on the main thread; not with --install rpm. The
- * '@' is never in a root's own name (ab_safe_name). */
+ * so that the step that needs it only renames it. RPMs are checked by
+ * librpm first, as prepare() does (which checks them again before it
+ * takes the early root). Not with --install rpm: that is a transaction.
+ * The '@' is never in a root's own name (ab_safe_name). */
 
 static const char early_suffix[] = "@early";
 
-static int early_allowed(const ab_bisect *b, size_t idx)
+static int early_allowed(const ab_bisect *b)
 {
-	const ab_build *bd = &b->index->builds[idx];
-	size_t i;
-
-	if (b->opt.install_rpm)
-		return 0;
-	for (i = 0; i < bd->nartifacts; i++)
-		if (bd->artifacts[i].type == AB_ART_RPM)
-			return 0;
-	return 1;
+	return !b->opt.install_rpm;
 }
 
 static void early_unpack(void *ud, size_t key, const ab_fetch_item *items, size_t n,
@@ -176,8 +169,22 @@ static void early_unpack(void *ud, size_t key, const ab_fetch_item *items, size_
 	size_t i;
 	int ok = 1;
 
-	if (!early_allowed(b, key) || n != bd->nartifacts)
+	if (!early_allowed(b) || n != bd->nartifacts)
 		goto out;
+	/* Nothing librpm refuses is unpacked, early or not. */
+	for (i = 0; i < n; i++) {
+		char *why = NULL;
+		ab_error err = {0};
+		ab_rpm_rc v;
+
+		if (bd->artifacts[i].type != AB_ART_RPM)
+			continue;
+		v = ab_rpm_verify(items[i].path, b->opt.keyring, &why, &err);
+		free(why);
+		ab_error_clear(&err);
+		if (v != AB_RPM_OK || *cancel)
+			goto out;
+	}
 	ab_remove_tree(done);
 	if (ab_remove_tree(tmp) < 0 || ab_mkdir_p(tmp) < 0)
 		goto out;
@@ -313,7 +320,7 @@ static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		}
 	}
 	*root = root_path(b, idx);
-	if (b->prefetch && early_allowed(b, idx)) {
+	if (b->prefetch && early_allowed(b)) {
 		/* Unpacked while the last probe ran: the worker is done
 		 * (ab_prefetch_wait above), its root whole or absent. */
 		char *early = ab_xasprintf("%s%s", *root, early_suffix);

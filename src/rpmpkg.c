@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,7 +236,7 @@ static char *rpm_message(char *log, const char *path)
 	return ab_xstrdup(*p ? p : _("no reason given"));
 }
 
-ab_rpm_rc ab_rpm_read_info(const char *path, ab_pkg_info *info, char **reason,
+static ab_rpm_rc read_info_unlocked(const char *path, ab_pkg_info *info, char **reason,
 			   ab_error *err)
 {
 	rpmts ts;
@@ -381,7 +382,7 @@ static char *condense(char *log, int want_signature)
 	return ab_buf_steal(&out);
 }
 
-ab_rpm_rc ab_rpm_verify(const char *path, const ab_rpm_keyring *kr, char **reason,
+static ab_rpm_rc verify_unlocked(const char *path, const ab_rpm_keyring *kr, char **reason,
 			ab_error *err)
 {
 	struct rpmQVKArguments_s qva;
@@ -461,7 +462,7 @@ static void *install_notify(const void *h, const rpmCallbackType what, const rpm
 	return NULL;
 }
 
-ab_rpm_rc ab_rpm_install(const char *const *paths, size_t n, const char *root,
+static ab_rpm_rc install_unlocked(const char *const *paths, size_t n, const char *root,
 			 const ab_rpm_keyring *kr, char **reason, ab_error *err)
 {
 	struct install_ctx ctx = { NULL };
@@ -588,7 +589,7 @@ out:
 	return ret;
 }
 
-ab_rpm_rc ab_rpm_erase(const char *const *names, size_t n, const char *root, char **reason,
+static ab_rpm_rc erase_unlocked(const char *const *names, size_t n, const char *root, char **reason,
 		       ab_error *err)
 {
 	rpmts ts;
@@ -631,4 +632,51 @@ out:
 	rpmtsFree(ts);
 	rpmPopMacro(NULL, "_dbpath");
 	return ret;
+}
+
+/* ---- one caller at a time ----
+ * librpm keeps process-wide state (the log callback captured above, the
+ * verbosity, macros), and prefetch workers verify packages while the
+ * main thread does: every entry point takes one lock. */
+
+static pthread_mutex_t rpm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+ab_rpm_rc ab_rpm_read_info(const char *path, ab_pkg_info *info, char **reason, ab_error *err)
+{
+	ab_rpm_rc rc;
+
+	pthread_mutex_lock(&rpm_lock);
+	rc = read_info_unlocked(path, info, reason, err);
+	pthread_mutex_unlock(&rpm_lock);
+	return rc;
+}
+
+ab_rpm_rc ab_rpm_verify(const char *path, const ab_rpm_keyring *kr, char **reason, ab_error *err)
+{
+	ab_rpm_rc rc;
+
+	pthread_mutex_lock(&rpm_lock);
+	rc = verify_unlocked(path, kr, reason, err);
+	pthread_mutex_unlock(&rpm_lock);
+	return rc;
+}
+
+ab_rpm_rc ab_rpm_install(const char *const *paths, size_t n, const char *root, const ab_rpm_keyring *kr, char **reason, ab_error *err)
+{
+	ab_rpm_rc rc;
+
+	pthread_mutex_lock(&rpm_lock);
+	rc = install_unlocked(paths, n, root, kr, reason, err);
+	pthread_mutex_unlock(&rpm_lock);
+	return rc;
+}
+
+ab_rpm_rc ab_rpm_erase(const char *const *names, size_t n, const char *root, char **reason, ab_error *err)
+{
+	ab_rpm_rc rc;
+
+	pthread_mutex_lock(&rpm_lock);
+	rc = erase_unlocked(names, n, root, reason, err);
+	pthread_mutex_unlock(&rpm_lock);
+	return rc;
 }

@@ -5,7 +5,8 @@
  * Owns everything librpm does for artbisect. Never touches the system's
  * rpm database or keyring, never unpacks (unpack.c does, after
  * ab_rpm_verify said yes) and never prints: rpm's own log lines are
- * captured and turned into reasons.
+ * captured and turned into reasons. Safe from any thread: the calls
+ * below take turns.
  */
 #ifndef AB_RPMPKG_H
 #define AB_RPMPKG_H

@@ -89,6 +89,48 @@ NEXT_ANY=1 run "$ARTBISECT" --index "$BASE/index.json" --probe "sleep 0.5; sh $T
 	--no-prefetch --cache-dir "$T/cache4" --work-dir "$T/work5"
 is "$(cut -d' ' -f2- "$EARLYLOG" | tr -d ' \n')" "" "--no-prefetch: nothing is unpacked early"
 
+# RPMs are unpacked early too, but only after librpm has checked them:
+# b0011, a candidate during the first probe, has a damaged payload whose
+# sha256 the index matches, so it downloads fine, librpm refuses it, and
+# it never gets an early root; its step then finds it unavailable.
+if command -v rpmbuild > /dev/null; then
+	mkfarm --out "$T/rpmfarm" --format rpm --builds 16 --culprit 10
+	"$PYTHON3" - "$T/rpmfarm" b0011 <<'PY'
+import hashlib, json, os, sys
+farm, bid = sys.argv[1], sys.argv[2]
+idx = json.load(open(os.path.join(farm, "index.json")))
+art = next(b for b in idx["builds"] if b["id"] == bid)["artifacts"][0]
+path = os.path.join(farm, art["url"])
+data = bytearray(open(path, "rb").read())
+data[-40] ^= 0xff
+open(path, "wb").write(data)
+art["sha256"] = hashlib.sha256(data).hexdigest()
+art.pop("size", None)
+json.dump(idx, open(os.path.join(farm, "index.json"), "w"))
+PY
+	start_server "$T/rpmfarm"
+	: > "$EARLYLOG"
+	cat > "$T/early-rpm.sh" <<'P'
+n=0
+while [ "$n" -lt 50 ] && [ "$(ls -d ../*@early 2>/dev/null | wc -l)" -lt 2 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+echo "$ARTBISECT_BUILD $(cd .. && ls -d *@early* 2>/dev/null | tr '\n' ' ')" >> "$EARLYLOG"
+./usr/bin/app
+P
+	run "$ARTBISECT" --index "$BASE/index.json" --probe "sh $T/early-rpm.sh" --json \
+		--cache-dir "$T/cache6" --work-dir "$T/work6"
+	is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0010 "RPM farm, early unpack: found b0010"
+	like "$(cat "$EARLYLOG")" '[0-9]+-b[0-9]+@early' "RPM builds were unpacked early"
+	unlike "$(cat "$EARLYLOG")" 'b0011@early' "the RPM librpm refuses never got an early root"
+	has_step "$OUT" id=b0011 by=unavailable verdict=skip
+	tap_ok $? "its step found it unavailable"
+	like "$(echo "$OUT" | json_get - steps)" 'b0011.*(digest|BAD)' "with librpm's reason"
+else
+	skip "RPM early unpack" "no rpmbuild"
+fi
+
 # A build the prefetch found missing (404) is not fetched again.
 mkfarm --out "$T/miss" --builds 16 --culprit 10 --missing 11
 start_server "$T/miss"
