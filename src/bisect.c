@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -158,6 +161,25 @@ static int early_allowed(const ab_bisect *b)
 	return !b->opt.install_rpm;
 }
 
+/* An early root takes disk the running probe may need: only with room to
+ * spare, eight times the build's download and at least 64 MiB. */
+static int room_for_early(const ab_bisect *b, const ab_fetch_item *items, size_t n)
+{
+	struct statvfs vfs;
+	struct stat st;
+	uint64_t need = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (stat(items[i].path, &st) == 0)
+			need += (uint64_t)st.st_size;
+	need *= 8;
+	if (need < ((uint64_t)64 << 20))
+		need = (uint64_t)64 << 20;
+	return statvfs(b->opt.work_dir, &vfs) == 0 &&
+	       (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize >= need;
+}
+
 static void early_unpack(void *ud, size_t key, const ab_fetch_item *items, size_t n,
 			 const volatile sig_atomic_t *cancel)
 {
@@ -169,7 +191,7 @@ static void early_unpack(void *ud, size_t key, const ab_fetch_item *items, size_
 	size_t i;
 	int ok = 1;
 
-	if (!early_allowed(b) || n != bd->nartifacts)
+	if (!early_allowed(b) || n != bd->nartifacts || !room_for_early(b, items, n))
 		goto out;
 	/* Nothing librpm refuses is unpacked, early or not. */
 	for (i = 0; i < n; i++) {
