@@ -269,7 +269,7 @@ static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 	ab_fetch_item *items = ab_xcalloc(bd->nartifacts, sizeof *items);
 	ab_buf list = {0};
 	size_t i;
-	int rc = 0;
+	int rc = 0, unpacked = 0;	/* unpacked: the early root was taken */
 
 	*root = NULL;
 	*reason = NULL;
@@ -346,19 +346,11 @@ static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		/* Unpacked while the last probe ran: the worker is done
 		 * (ab_prefetch_wait above), its root whole or absent. */
 		char *early = ab_xasprintf("%s%s", *root, early_suffix);
-		int moved = ab_remove_tree(*root) == 0 && rename(early, *root) == 0;
 
+		unpacked = ab_remove_tree(*root) == 0 && rename(early, *root) == 0;
 		free(early);
-		if (moved) {
-			for (i = 0; i < bd->nartifacts; i++) {
-				if (i)
-					ab_buf_puts(&list, "\n");
-				ab_buf_puts(&list, items[i].path);
-			}
-			goto out;
-		}
 	}
-	if (ab_remove_tree(*root) < 0 || ab_mkdir_p(*root) < 0) {
+	if (!unpacked && (ab_remove_tree(*root) < 0 || ab_mkdir_p(*root) < 0)) {
 		ab_error_set(err, AB_EXIT_FAILURE, _("cannot make scratch root %s: %s"),
 			     *root, strerror(errno));
 		rc = -1;
@@ -391,7 +383,7 @@ static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		char *why = NULL;
 		ab_unpack_rc u;
 
-		if (b->opt.install_rpm && bd->artifacts[i].type == AB_ART_RPM)
+		if (unpacked || (b->opt.install_rpm && bd->artifacts[i].type == AB_ART_RPM))
 			goto listed;
 		u = ab_unpack(items[i].path, bd->artifacts[i].type,
 					   bd->artifacts[i].filename, *root, &why, err);
@@ -578,7 +570,7 @@ static int multisect_round(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 		const ab_build *bd = &b->index->builds[picks[i]];
 		size_t a;
 
-		for (a = 0; a < bd->nartifacts && !bd->failed; a++)
+		for (a = 0; a < bd->nartifacts; a++)
 			if (!ab_cache_has(cache, bd->artifacts[a].sha256)) {
 				fetched++;
 				break;

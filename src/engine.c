@@ -475,7 +475,7 @@ size_t ab_engine_split(const ab_engine *e, size_t k, size_t *out)
 
 unsigned ab_engine_round_width(unsigned jobs, double probe_s, double download_s, int prefetch)
 {
-	double plain, best = 0.0;
+	double plain, best = HUGE_VAL;
 	unsigned k, best_k = jobs;
 
 	if (jobs <= 1)
@@ -486,7 +486,7 @@ unsigned ab_engine_round_width(unsigned jobs, double probe_s, double download_s,
 	for (k = 2; k <= jobs; k++) {
 		double cost = (k * download_s + probe_s) / log2(k + 1.0);
 
-		if (k == 2 || cost <= best) {
+		if (cost <= best) {
 			best = cost;
 			best_k = k;
 		}

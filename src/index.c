@@ -999,18 +999,15 @@ static int read_artifact(struct parser *P, const json_t *o, ab_artifact *a)
 	return dup_str(P, o, "name", &a->name);
 }
 
-/* Reads builds[pos] from o. With lookup set, its id and commit go into
- * the look-up tables at once (a duplicate id is then the first fault of
- * its build); without, index_ids() does it later, in document order. */
-static int read_build(struct parser *P, const json_t *o, size_t pos, int lookup)
+/* Reads builds[pos] from o. Its id and commit go into the look-up tables
+ * later (index_ids), in document order, so that builds may be read by
+ * two threads. */
+static int read_build(struct parser *P, const json_t *o, size_t pos)
 {
-	struct ab_index_lookup *L = P->idx->lookup;
 	ab_build *b = &P->idx->builds[pos];
 	const json_t *arts;
 	const char *s;
-	size_t n, i, slot;
-	ssize_t other;
-	uint64_t tag;
+	size_t n, i;
 	int r;
 
 	P->at = AT_BUILD;
@@ -1025,23 +1022,14 @@ static int read_build(struct parser *P, const json_t *o, size_t pos, int lookup)
 	if (has_control(s, n))
 		return fail(P, "id", _("must not contain control characters"));
 	b->id = ab_xstrndup(s, n);
-	if (lookup) {
-		other = id_probe(L, P->idx->builds, b->id, &slot, &tag);
-		if (other >= 0)
-			return fail(P, "id", _("duplicate id '%.*s' (also builds[%zd])"), CLIP, b->id, other);
-		L->slots[slot] = tag | (uint64_t)(pos + 1);
-	}
 
 	if ((r = get_str(P, o, "commit", &s, &n)) < 0)
 		return -1;
 	if (has_control(s, n))
 		return fail(P, "commit", _("must not contain control characters"));
 	/* An empty commit is no commit: {old}/{new} then use the id. */
-	if (n) {
+	if (n)
 		b->commit = ab_xstrndup(s, n);
-		if (lookup && n >= MIN_PREFIX)
-			add_commit(L, b->commit, pos);
-	}
 	if (dup_str(P, o, "date", &b->date) < 0 || dup_str(P, o, "version", &b->version) < 0)
 		return -1;
 	b->position = -1;
@@ -1311,7 +1299,7 @@ static int structure_error(struct parser *P)
 /* Reads builds [from, to) starting at offset pos, one build at a time.
  * *end_pos is where the reading stopped; *bad the build it failed on. */
 static int read_builds_range(struct parser *P, size_t from, size_t to, size_t pos,
-			     int lookup, size_t *end_pos, size_t *bad)
+			     size_t *end_pos, size_t *bad)
 {
 	size_t i, next, n = P->idx->nbuilds;
 
@@ -1325,7 +1313,7 @@ static int read_builds_range(struct parser *P, size_t from, size_t to, size_t po
 			*bad = i;
 			return -1;
 		}
-		r = read_build(P, b, i, lookup);
+		r = read_build(P, b, i);
 		json_decref(b);
 		if (r < 0) {
 			*bad = i;
@@ -1343,8 +1331,7 @@ static int read_builds_range(struct parser *P, size_t from, size_t to, size_t po
 	return 0;
 }
 
-/* The look-up tables for builds [0, upto), in document order: the first
- * duplicate id is named as the one-thread reading would name it. */
+/* The look-up tables for builds [0, upto), in document order. */
 static int index_ids(struct parser *P, size_t upto)
 {
 	struct ab_index_lookup *L = P->idx->lookup;
@@ -1371,6 +1358,20 @@ static int index_ids(struct parser *P, size_t upto)
 	return 0;
 }
 
+/* Reading stopped at build first_bad (nbuilds when every build was read
+ * well): the ids up to it go into the look-up tables. A duplicate id
+ * there is the fault named, as when ids were checked the moment they
+ * were read; otherwise the fault already in P->err stands. */
+static int finish_builds(struct parser *P, size_t first_bad)
+{
+	size_t n = P->idx->nbuilds;
+
+	if (index_ids(P, first_bad < n ? first_bad + 1 : n) < 0 || first_bad < n)
+		return -1;
+	sort_commits(P->idx->lookup->commits, P->idx->lookup->ncommits);
+	return 0;
+}
+
 struct half_job {
 	struct parser P;	/* a copy, with its own place and error */
 	ab_error err;
@@ -1382,7 +1383,7 @@ static void *read_half(void *arg)
 {
 	struct half_job *j = arg;
 
-	j->rc = read_builds_range(&j->P, j->from, j->to, j->pos, 0, &j->end_pos, &j->bad);
+	j->rc = read_builds_range(&j->P, j->from, j->to, j->pos, &j->end_pos, &j->bad);
 	return NULL;
 }
 
@@ -1393,14 +1394,10 @@ static void *read_half(void *arg)
 static int read_streamed_builds(struct parser *P)
 {
 	ab_index *idx = P->idx;
-	size_t n = idx->nbuilds, end_pos, bad = 0, first_bad;
+	size_t n = idx->nbuilds, end_pos, bad = n, i;
 	struct half_job second;
 	pthread_t t;
-	ab_error *err = P->err;
 	int rc;
-
-	if (!P->half_at)
-		return read_builds_range(P, 0, n, P->builds_at + 1, 1, &end_pos, &bad);
 
 	memset(&second, 0, sizeof second);
 	second.P = *P;
@@ -1408,36 +1405,31 @@ static int read_streamed_builds(struct parser *P)
 	second.from = P->half_want;
 	second.to = n;
 	second.pos = P->half_at;
-	if (pthread_create(&t, NULL, read_half, &second) != 0)
-		return read_builds_range(P, 0, n, P->builds_at + 1, 1, &end_pos, &bad);
-	rc = read_builds_range(P, 0, P->half_want, P->builds_at + 1, 0, &end_pos, &bad);
+	if (!P->half_at || pthread_create(&t, NULL, read_half, &second) != 0) {
+		rc = read_builds_range(P, 0, n, P->builds_at + 1, &end_pos, &bad);
+		return finish_builds(P, rc < 0 ? bad : n);
+	}
+	rc = read_builds_range(P, 0, P->half_want, P->builds_at + 1, &end_pos, &bad);
 	pthread_join(t, NULL);
 
 	/* The scanner's idea of where the second half starts must be where
 	 * the first half's reading ended; when it is not (a document the
 	 * scanner misread), everything is read again by one thread. */
 	if (rc == 0 && skip_ws(P->doc, P->doclen, end_pos) != skip_ws(P->doc, P->doclen, P->half_at)) {
-		size_t i;
-
 		ab_error_clear(&second.err);
 		for (i = 0; i < n; i++)
 			build_clear(&idx->builds[i]);
-		return read_builds_range(P, 0, n, P->builds_at + 1, 1, &end_pos, &bad);
+		rc = read_builds_range(P, 0, n, P->builds_at + 1, &end_pos, &bad);
+		return finish_builds(P, rc < 0 ? bad : n);
 	}
-	if (rc < 0) {
-		first_bad = bad;
-	} else if (second.rc < 0) {
-		first_bad = second.bad;
-		ab_error_set(err, second.err.code, "%s", second.err.msg);
-	} else {
-		first_bad = n;
+	if (rc == 0 && second.rc < 0) {
+		bad = second.bad;
+		ab_error_set(P->err, second.err.code, "%s", second.err.msg);
+	} else if (rc == 0) {
+		bad = n;
 	}
 	ab_error_clear(&second.err);
-	/* A duplicate id up to the faulty build comes first, as it would
-	 * with one thread: ids are checked as soon as they are read. */
-	if (index_ids(P, first_bad < n ? first_bad + 1 : n) < 0)
-		return -1;
-	return first_bad < n ? -1 : 0;
+	return finish_builds(P, bad);
 }
 
 static int read_index(struct parser *P, json_t *root)
@@ -1529,10 +1521,7 @@ static int read_index(struct parser *P, json_t *root)
 		idx->builds = ab_xcalloc(n, sizeof *idx->builds);
 		idx->nbuilds = n;
 		idx->lookup = lookup_new(n);
-		if (read_streamed_builds(P) < 0)
-			return -1;
-		sort_commits(idx->lookup->commits, idx->lookup->ncommits);
-		return 0;
+		return read_streamed_builds(P);
 	}
 	builds = json_object_get(root, "builds");
 	if (!builds)
@@ -1546,13 +1535,12 @@ static int read_index(struct parser *P, json_t *root)
 	idx->nbuilds = n;
 	idx->lookup = lookup_new(n);
 	for (i = 0; i < n; i++) {
-		if (read_build(P, json_array_get(builds, i), i, 1) < 0)
-			return -1;
+		if (read_build(P, json_array_get(builds, i), i) < 0)
+			break;
 		/* Hand this build's JSON back to malloc for the next ones. */
 		json_array_set(builds, i, json_null());
 	}
-	sort_commits(idx->lookup->commits, idx->lookup->ncommits);
-	return 0;
+	return finish_builds(P, i);
 }
 
 /* jansson's message, with the line and column it gives. */

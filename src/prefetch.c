@@ -22,14 +22,12 @@ typedef struct worker {
 	ab_error err;
 	ab_prefetch_ready_fn ready;
 	void *ready_ud;
-	int downloads;		/* something was missing from the cache */
 } worker;
 
 struct ab_prefetch {
 	ab_cache *cache;
 	ab_fetch_options opt;
 	worker *w[MAX_WORKERS];
-	unsigned completed;
 	ab_prefetch_ready_fn ready;
 	void *ready_ud;
 };
@@ -137,7 +135,6 @@ void ab_prefetch_start(ab_prefetch *p, size_t key, const ab_index *idx, const ab
 	w->opt.cancel = &w->cancel;
 	w->ready = p->ready;
 	w->ready_ud = p->ready_ud;
-	w->downloads = missing > 0;
 	w->n = bd->nartifacts;
 	w->items = ab_xcalloc(w->n, sizeof *w->items);
 	w->urls = ab_xcalloc(w->n, sizeof *w->urls);
@@ -199,15 +196,8 @@ int ab_prefetch_wait(ab_prefetch *p, size_t key, char **reason)
 				rc = 1;
 			}
 		}
-		if (!w->err.code && w->downloads)
-			p->completed++;
 		free_worker(w);
 		p->w[i] = NULL;
 	}
 	return rc;
-}
-
-unsigned ab_prefetch_completed(const ab_prefetch *p)
-{
-	return p->completed;
 }

@@ -44,7 +44,4 @@ void ab_prefetch_keep(ab_prefetch *p, const size_t *keys, size_t n);
  * otherwise (the cache then holds what the worker got). */
 int ab_prefetch_wait(ab_prefetch *p, size_t key, char **reason);
 
-/* Builds whose downloads a worker finished (for the figures). */
-unsigned ab_prefetch_completed(const ab_prefetch *p);
-
 #endif
