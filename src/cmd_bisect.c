@@ -73,6 +73,8 @@ typedef struct ctx {
 	ab_index *idx;
 	char *index_bytes;	/* the document, for a new session's snapshot */
 	size_t index_len;
+	int want_snapshot;	/* a new session may start: write the snapshot... */
+	ab_pending_write *snapshot;	/* ...from the moment the bytes are here */
 	ab_rpm_keyring *keyring;
 	int rpm_ready;
 	ab_cache *cache;
@@ -125,6 +127,26 @@ static void ctx_settings(ctx *c)
 	c->prompt.cancel = &interrupted;
 }
 
+/* Keeps the index snapshot (the session is new or replaced). */
+static int ctx_keep_snapshot(ctx *c)
+{
+	int rc;
+
+	if (!c->index_bytes)
+		return 0;
+	if (!c->snapshot)
+		c->snapshot = ab_session_save_index(c->work_dir, c->index_bytes, c->index_len);
+	rc = ab_write_finish(c->snapshot, 1, &c->err);
+	c->snapshot = NULL;
+	return rc;
+}
+
+static void ctx_drop_snapshot(ctx *c)
+{
+	ab_write_finish(c->snapshot, 0, NULL);
+	c->snapshot = NULL;
+}
+
 static void ctx_end(ctx *c)
 {
 	ab_progress_flush(&c->prog);
@@ -132,6 +154,7 @@ static void ctx_end(ctx *c)
 	ab_bisect_free(c->b);
 	ab_cache_close(c->cache);
 	ab_index_free(c->idx);
+	ctx_drop_snapshot(c);
 	free(c->index_bytes);
 	ab_rpm_keyring_free(c->keyring);
 	if (c->rpm_ready)
@@ -178,6 +201,8 @@ static int ctx_load_index(ctx *c)
 		return -1;
 	if (ab_fetch_to_memory(url, &c->fopt, INDEX_MAX_BYTES, &c->index_bytes, &c->index_len,
 			       &c->err) == 0) {
+		if (c->want_snapshot && c->lock_fd >= 0)
+			c->snapshot = ab_session_save_index(c->work_dir, c->index_bytes, c->index_len);
 		c->idx = ab_index_parse(c->index_bytes, c->index_len, url, &c->err);
 	} else if (c->err.code != AB_EXIT_ABORTED) {
 		/* Whatever went wrong, an index that cannot be read is bad input. */
@@ -567,6 +592,7 @@ static int ctx_open_new(ctx *c, size_t *good_idx, size_t *bad_idx)
 	int ex;
 	char **argv;
 
+	c->want_snapshot = 1;
 	if (ctx_absolute_index(c) < 0 ||
 	    ctx_lock(c) < 0 || ctx_rpm(c) < 0 || ctx_load_index(c) < 0 ||
 	    ctx_resolve(c, c->cli->good, c->cli->bad, good_idx, bad_idx) < 0)
@@ -578,6 +604,7 @@ static int ctx_open_new(ctx *c, size_t *good_idx, size_t *bad_idx)
 		/* Going on with the older session, on its own terms. */
 		ab_index_free(c->idx);
 		c->idx = NULL;
+		ctx_drop_snapshot(c);
 		free(c->index_bytes);
 		c->index_bytes = NULL;
 		ab_rpm_keyring_free(c->keyring);
@@ -605,8 +632,7 @@ static int ctx_open_new(ctx *c, size_t *good_idx, size_t *bad_idx)
 			if (uname(&u) == 0)
 				c->sess->running_kernel = ab_xstrdup(u.release);
 		}
-		if (c->index_bytes &&
-		    ab_session_save_index(c->work_dir, c->index_bytes, c->index_len, &c->err) < 0) {
+		if (ctx_keep_snapshot(c) < 0) {
 			ab_cli_argv_free(argv);
 			return -1;
 		}
@@ -619,8 +645,7 @@ static int ctx_open_new(ctx *c, size_t *good_idx, size_t *bad_idx)
 		free(c->sess->argv);
 		c->sess->argv = argv;
 		argv = NULL;
-		if (c->index_bytes &&
-		    ab_session_save_index(c->work_dir, c->index_bytes, c->index_len, &c->err) < 0)
+		if (ctx_keep_snapshot(c) < 0)
 			return -1;
 	}
 	ab_cli_argv_free(argv);
@@ -1150,6 +1175,7 @@ int ab_cmd_replay(ab_cli *cli, int argc, char **argv)
 		goto out;
 	}
 	ctx_settings(&c);
+	c.want_snapshot = 1;
 	if (ctx_rpm(&c) < 0 || ctx_load_index(&c) < 0 ||
 	    ctx_resolve(&c, log->good, log->bad, &good_idx, &bad_idx) < 0) {
 		status = fail(&c);
@@ -1161,8 +1187,7 @@ int ab_cmd_replay(ab_cli *cli, int argc, char **argv)
 	free(c.sess->started);
 	c.sess->started = ab_xstrdup(log->started);
 	c.sess->index_url = ab_xstrdup(c.idx->source_url);
-	if ((c.index_bytes &&
-	     ab_session_save_index(c.work_dir, c.index_bytes, c.index_len, &c.err) < 0) ||
+	if (ctx_keep_snapshot(&c) < 0 ||
 	    ctx_make_bisect(&c, good_idx, bad_idx) < 0 ||
 	    ab_session_apply(log, c.b, 0, &c.err) < 0 || ctx_open_cache(&c) < 0) {
 		ab_session_free(log);

@@ -180,6 +180,15 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud)
 			x->too_big = 1;
 			return 0;
 		}
+		if (!x->mem->cap) {
+			/* The whole body at once when its size is known: a big
+			 * index is then never copied to a bigger buffer. */
+			curl_off_t cl = -1;
+
+			if (curl_easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK &&
+			    cl > 0 && (uint64_t)cl <= x->mem_max)
+				ab_buf_reserve(x->mem, (size_t)cl + 1);
+		}
 		ab_buf_append(x->mem, ptr, n);
 		x->received += (int64_t)n;
 		return n;

@@ -36,6 +36,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 #include "i18n.h"
+#include "arena.h"
 #include "index.h"
 #include "util.h"
 
@@ -408,7 +409,7 @@ static int url_is_simple(const char *s, size_t n)
 
 /* Resolves ref (n bytes) against the index URL. On failure returns -1
  * with a reason in why. */
-static int url_resolve(const struct url_base *ub, const char *ref, size_t n,
+static int url_resolve(const struct url_base *ub, ab_arena *arena, const char *ref, size_t n,
 		       char **url, char **filename, int *named, char *why, size_t whylen)
 {
 	CURLU *h;
@@ -418,7 +419,7 @@ static int url_resolve(const struct url_base *ub, const char *ref, size_t n,
 	int ret = -1;
 
 	if (ub->dir && url_is_simple(ref, n)) {
-		char *u = ab_xmalloc(ub->dirlen + n + 1);
+		char *u = ab_arena_calloc(arena, ub->dirlen + n + 1);
 		memcpy(u, ub->dir, ub->dirlen);
 		memcpy(u + ub->dirlen, ref, n + 1);
 		*url = u;
@@ -426,7 +427,8 @@ static int url_resolve(const struct url_base *ub, const char *ref, size_t n,
 		for (sl = n; sl > 0 && ref[sl - 1] != '/'; sl--)
 			;
 		*named = sl < n;
-		*filename = ab_xstrdup(*named ? ref + sl : "artifact");
+		*filename = *named ? ab_arena_strndup(arena, ref + sl, n - sl)
+				   : ab_arena_strndup(arena, "artifact", 8);
 		return 0;
 	}
 
@@ -461,10 +463,11 @@ static int url_resolve(const struct url_base *ub, const char *ref, size_t n,
 			 CLIP, ref);
 		goto out;
 	}
-	*url = ab_xstrdup(out);
+	*url = ab_arena_strndup(arena, out, strlen(out));
 	fname = last_segment(path, strlen(path));
 	*named = fname != NULL;
-	*filename = fname ? fname : ab_xstrdup("artifact");
+	*filename = ab_arena_strndup(arena, fname ? fname : "artifact", strlen(fname ? fname : "artifact"));
+	free(fname);
 	ret = 0;
 out:
 	curl_free(scheme);
@@ -813,11 +816,17 @@ ssize_t ab_index_find(const ab_index *idx, const char *name, ab_error *err)
  * Reading the tree
  */
 
+/* A big builds array is cut into this many pieces of about equal bytes,
+ * taken by the reading threads one after another: a thread on a slower
+ * core (a busy host's virtual CPU) then reads fewer of them. */
+#define MAX_PIECES 16
+
 struct parser {
 	const char *label;
 	ab_error *err;
 	ab_index *idx;
 	struct url_base ub;
+	ab_arena *arena;	/* where builds' strings go: this thread's */
 	/* The object being read, for messages: spelt out only on failure. */
 	enum { AT_TOP, AT_VCS, AT_BUILD, AT_ARTIFACT } at;
 	size_t build, art;
@@ -827,12 +836,17 @@ struct parser {
 	int bom;
 	size_t builds_at;	/* offset of its '[', or 0 when not streamed */
 	size_t builds_count;
-	size_t half_want;	/* a second thread reads from this build on... */
-	size_t half_at;		/* ...which starts here (0: one thread reads all) */
+	/* Pieces of the builds array for several threads: piece k holds
+	 * builds [piece_first[k], piece_first[k + 1]) and starts at offset
+	 * piece_at[k]. npieces 0: one thread reads them all. */
+	size_t npieces;
+	size_t piece_first[MAX_PIECES + 1], piece_at[MAX_PIECES];
 };
 
-/* From this many builds on, two threads read the builds array. */
+/* From this many builds on, several threads read the builds array. */
 #define PARALLEL_MIN_BUILDS 4096
+/* At most this many threads read it. */
+#define MAX_READERS 8
 
 /* Refuses the index, naming the place: P->at, then key (may be NULL).
  * Messages quote the document: its control characters (a line break, an
@@ -917,14 +931,14 @@ static int get_str(struct parser *P, const json_t *o, const char *key, const cha
 }
 
 /* An optional string the index keeps: *out stays NULL when absent. */
-static int dup_str(struct parser *P, const json_t *o, const char *key, char **out)
+static int dup_str(struct parser *P, ab_arena *arena, const json_t *o, const char *key, char **out)
 {
 	const char *s;
 	size_t n;
 	int r = get_str(P, o, key, &s, &n);
 
 	if (r > 0)
-		*out = ab_xstrndup(s, n);
+		*out = ab_arena_strndup(arena, s, n);
 	return r < 0 ? -1 : 0;
 }
 
@@ -962,7 +976,7 @@ static int read_artifact(struct parser *P, const json_t *o, ab_artifact *a)
 		return r < 0 ? -1 : fail(P, "url", _("missing"));
 	if (!n)
 		return fail(P, "url", _("must not be empty"));
-	if (url_resolve(&P->ub, s, n, &a->url, &a->filename, &named, why, sizeof why) < 0)
+	if (url_resolve(&P->ub, P->arena, s, n, &a->url, &a->filename, &named, why, sizeof why) < 0)
 		return fail(P, "url", "%s", why);
 
 	if ((r = get_str(P, o, "sha256", &s, &n)) <= 0)
@@ -996,7 +1010,7 @@ static int read_artifact(struct parser *P, const json_t *o, ab_artifact *a)
 			    CLIP, a->filename);
 	}
 
-	return dup_str(P, o, "name", &a->name);
+	return dup_str(P, P->arena, o, "name", &a->name);
 }
 
 /* Reads builds[pos] from o. Its id and commit go into the look-up tables
@@ -1021,7 +1035,7 @@ static int read_build(struct parser *P, const json_t *o, size_t pos)
 		return fail(P, "id", _("must not be empty"));
 	if (has_control(s, n))
 		return fail(P, "id", _("must not contain control characters"));
-	b->id = ab_xstrndup(s, n);
+	b->id = ab_arena_strndup(P->arena, s, n);
 
 	if ((r = get_str(P, o, "commit", &s, &n)) < 0)
 		return -1;
@@ -1029,8 +1043,9 @@ static int read_build(struct parser *P, const json_t *o, size_t pos)
 		return fail(P, "commit", _("must not contain control characters"));
 	/* An empty commit is no commit: {old}/{new} then use the id. */
 	if (n)
-		b->commit = ab_xstrndup(s, n);
-	if (dup_str(P, o, "date", &b->date) < 0 || dup_str(P, o, "version", &b->version) < 0)
+		b->commit = ab_arena_strndup(P->arena, s, n);
+	if (dup_str(P, P->arena, o, "date", &b->date) < 0 ||
+	    dup_str(P, P->arena, o, "version", &b->version) < 0)
 		return -1;
 	b->position = -1;
 	{
@@ -1064,7 +1079,7 @@ static int read_build(struct parser *P, const json_t *o, size_t pos)
 	n = json_array_size(arts);
 	if (!n)
 		return fail(P, "artifacts", _("empty (a build with status \"ok\" needs at least one artifact)"));
-	b->artifacts = ab_xcalloc(n, sizeof *b->artifacts);
+	b->artifacts = ab_arena_calloc(P->arena, n * sizeof *b->artifacts);
 	b->nartifacts = n;
 	for (i = 0; i < n; i++) {
 		P->at = AT_ARTIFACT;
@@ -1092,26 +1107,36 @@ static size_t skip_ws(const char *d, size_t len, size_t pos)
 }
 
 /* From the '[' at pos: the offset just past the matching ']' in *end
- * and the number of elements in *count; the first element that starts
- * after offset split, its number in *split_idx and where it starts (the
- * comma before it) in *split_at, both 0 when there is none. -1 when
- * the text is not shaped like an array (jansson will say how). */
-static int scan_array(const char *d, size_t len, size_t pos, size_t *end, size_t *count,
-		      size_t split, size_t *split_idx, size_t *split_at)
+ * and the number of elements in *count. P's pieces: the array cut at
+ * the first elements that start after each MAX_PIECES-th of the
+ * document (piece 0 is left for the caller to fill in). -1 when the
+ * text is not shaped like an array (jansson will say how). */
+static int scan_array(struct parser *P, const char *d, size_t len, size_t pos, size_t *end,
+		      size_t *count)
 {
-	size_t depth = 0, n = 0;
+	size_t depth = 0, n = 0, cut = 1;
 	int content = 0;
 
-	*split_idx = *split_at = 0;
+	P->npieces = 1;
 	for (; pos < len; pos++) {
 		char c = d[pos];
 
 		if (c == '"') {
-			for (pos++; pos < len && d[pos] != '"'; pos++)
-				if (d[pos] == '\\')
-					pos++;
-			if (pos >= len)
-				return -1;
+			/* The closing quote: the next one after an even run of
+			 * backslashes (memchr is many times faster than a loop
+			 * over bytes, and most of an index is strings). */
+			for (;;) {
+				const char *q = memchr(d + pos + 1, '"', len - pos - 1);
+				size_t bs = 0;
+
+				if (!q)
+					return -1;
+				pos = (size_t)(q - d);
+				while (d[pos - 1 - bs] == '\\')
+					bs++;
+				if (!(bs & 1))
+					break;
+			}
 			if (depth == 1)
 				content = 1;
 			continue;
@@ -1130,9 +1155,11 @@ static int scan_array(const char *d, size_t len, size_t pos, size_t *end, size_t
 			}
 		} else if (c == ',' && depth == 1) {
 			n++;
-			if (!*split_at && pos >= split) {
-				*split_idx = n;
-				*split_at = pos + 1;
+			if (cut < MAX_PIECES && pos >= cut * (len / MAX_PIECES)) {
+				P->piece_first[P->npieces] = n;
+				P->piece_at[P->npieces++] = pos + 1;
+				while (cut < MAX_PIECES && pos >= cut * (len / MAX_PIECES))
+					cut++;
 			}
 		} else if (depth == 1 && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
 			content = 1;
@@ -1228,21 +1255,18 @@ static json_t *load_top(struct parser *P, int *fallback)
 		if (!strcmp(k, "builds") && pos < len && d[pos] == '[') {
 			size_t end, count;
 
-			size_t half_idx, half_at;
-
-			/* Where the second half of the bytes starts, for a
-			 * second thread. */
-			if (scan_array(d, len, pos, &end, &count, len / 2, &half_idx, &half_at) < 0) {
+			if (scan_array(P, d, len, pos, &end, &count) < 0) {
 				json_decref(key);
 				goto whole;
 			}
 			P->builds_at = pos;
 			P->builds_count = count;
-			if (count >= PARALLEL_MIN_BUILDS && half_idx > 0 && half_idx < count &&
-			    sysconf(_SC_NPROCESSORS_ONLN) > 1) {
-				P->half_want = half_idx;
-				P->half_at = half_at;
-			}
+			P->piece_first[0] = 0;
+			P->piece_at[0] = pos + 1;
+			P->piece_first[P->npieces] = count;
+			if (count < PARALLEL_MIN_BUILDS || P->npieces < 2 ||
+			    P->piece_first[P->npieces - 1] >= count || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+				P->npieces = 0;
 			next = end;
 		} else {
 			val = load_piece(P, pos, &next);
@@ -1273,11 +1297,10 @@ whole:
 fail:
 	json_decref(top);
 	P->builds_at = 0;
-	P->half_at = 0;
+	P->npieces = 0;
 	return NULL;
 }
 
-static void build_clear(ab_build *b);
 
 /* The builds array is not what the scanner took it for (a missing
  * comma, say): jansson reads the whole document to say where. */
@@ -1296,39 +1319,96 @@ static int structure_error(struct parser *P)
 	return -1;
 }
 
+/* jansson's memory while a thread reads builds. Each build's values are
+ * freed as soon as it is read, so a buffer that is simply rewound after
+ * every build serves them: malloc and free for the thirty-odd values of
+ * each build were a good part of the reading time. A build too big for
+ * the buffer, and everything outside read_builds_range, gets malloc. */
+#define SCRATCH_BYTES ((size_t)256 << 10)
+
+struct scratch {
+	char *next, *end;
+	max_align_t base[];
+};
+
+static _Thread_local struct scratch *tl_scratch;
+
+static void *scratch_malloc(size_t n)
+{
+	struct scratch *s = tl_scratch;
+	size_t want = (n + 15) & ~(size_t)15;
+
+	if (s && want >= n && want <= (size_t)(s->end - s->next)) {
+		void *p = s->next;
+
+		s->next += want;
+		return p;
+	}
+	return malloc(n);
+}
+
+static void scratch_free(void *p)
+{
+	struct scratch *s = tl_scratch;
+
+	if (s && (char *)p >= (char *)s->base && (char *)p < s->end)
+		return;
+	free(p);
+}
+
+static void scratch_install(void)
+{
+	json_set_alloc_funcs(scratch_malloc, scratch_free);
+}
+
 /* Reads builds [from, to) starting at offset pos, one build at a time.
  * *end_pos is where the reading stopped; *bad the build it failed on. */
 static int read_builds_range(struct parser *P, size_t from, size_t to, size_t pos,
 			     size_t *end_pos, size_t *bad)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	struct scratch *s = ab_xmalloc(sizeof *s + SCRATCH_BYTES);
 	size_t i, next, n = P->idx->nbuilds;
+	int rc = -1;
 
+	/* Either function serves any pointer, so installing them while
+	 * another thread uses jansson is harmless. */
+	pthread_once(&once, scratch_install);
+	s->end = (char *)s->base + SCRATCH_BYTES;
+	tl_scratch = s;
 	for (i = from; i < to; i++) {
 		json_t *b;
 		int r;
 
+		s->next = (char *)s->base;
 		pos = skip_ws(P->doc, P->doclen, pos);
 		b = load_piece(P, pos, &next);
 		if (!b) {
 			*bad = i;
-			return -1;
+			goto out;
 		}
 		r = read_build(P, b, i);
 		json_decref(b);
 		if (r < 0) {
 			*bad = i;
-			return -1;
+			goto out;
 		}
 		/* A comma after every build but the last, which ends the array. */
 		pos = skip_ws(P->doc, P->doclen, next);
 		if (pos >= P->doclen || P->doc[pos] != (i + 1 < n ? ',' : ']')) {
 			*bad = i;
-			return structure_error(P);
+			tl_scratch = NULL;	/* jansson reads the whole with malloc */
+			structure_error(P);
+			goto out;
 		}
 		pos++;
 	}
 	*end_pos = pos;
-	return 0;
+	rc = 0;
+out:
+	tl_scratch = NULL;
+	free(s);
+	return rc;
 }
 
 /* The look-up tables for builds [0, upto), in document order. */
@@ -1372,63 +1452,104 @@ static int finish_builds(struct parser *P, size_t first_bad)
 	return 0;
 }
 
-struct half_job {
-	struct parser P;	/* a copy, with its own place and error */
-	ab_error err;
-	size_t from, to, pos, end_pos, bad;
+/* What reading one piece gave. */
+struct piece_result {
 	int rc;
+	size_t end_pos, bad;
+	ab_error err;
 };
 
-static void *read_half(void *arg)
-{
-	struct half_job *j = arg;
+/* One reading thread: its own parser copy (place, error) and arena. */
+struct reader {
+	struct parser P;
+	ab_arena arena;
+	struct piece_result *results;
+	size_t *next_piece;	/* shared: the next piece nobody took */
+	pthread_t thread;
+};
 
-	j->rc = read_builds_range(&j->P, j->from, j->to, j->pos, &j->end_pos, &j->bad);
+static void *read_pieces(void *arg)
+{
+	struct reader *r = arg;
+	struct parser *P = &r->P;
+	size_t k;
+
+	while ((k = __atomic_fetch_add(r->next_piece, 1, __ATOMIC_RELAXED)) < P->npieces) {
+		struct piece_result *res = &r->results[k];
+
+		P->err = &res->err;
+		res->rc = read_builds_range(P, P->piece_first[k], P->piece_first[k + 1], P->piece_at[k],
+					    &res->end_pos, &res->bad);
+	}
 	return NULL;
 }
 
-/* Reads the builds array found by load_top. A big one is read by two
- * threads, a half each (jansson's parsing is most of the time); the
+/* Reads the builds array found by load_top. A big one is read by a few
+ * threads, piece by piece (jansson's parsing is most of the time); the
  * result, the first fault in document order included, is the same as
  * one thread's. */
 static int read_streamed_builds(struct parser *P)
 {
 	ab_index *idx = P->idx;
-	size_t n = idx->nbuilds, end_pos, bad = n, i;
-	struct half_job second;
-	pthread_t t;
-	int rc;
+	size_t n = idx->nbuilds, end_pos, bad = n, next_piece = 0, k;
+	struct piece_result results[MAX_PIECES];
+	struct reader readers[MAX_READERS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int nreaders, started, i, rc;
 
-	memset(&second, 0, sizeof second);
-	second.P = *P;
-	second.P.err = &second.err;
-	second.from = P->half_want;
-	second.to = n;
-	second.pos = P->half_at;
-	if (!P->half_at || pthread_create(&t, NULL, read_half, &second) != 0) {
+	nreaders = (int)(cpus < MAX_READERS ? cpus : MAX_READERS);
+	if ((size_t)nreaders > P->npieces)
+		nreaders = (int)P->npieces;
+	if (nreaders < 2) {
 		rc = read_builds_range(P, 0, n, P->builds_at + 1, &end_pos, &bad);
 		return finish_builds(P, rc < 0 ? bad : n);
 	}
-	rc = read_builds_range(P, 0, P->half_want, P->builds_at + 1, &end_pos, &bad);
-	pthread_join(t, NULL);
+	memset(results, 0, sizeof results);
+	memset(readers, 0, sizeof readers);
+	for (i = 0; i < nreaders; i++) {
+		readers[i].P = *P;
+		readers[i].P.arena = &readers[i].arena;
+		readers[i].results = results;
+		readers[i].next_piece = &next_piece;
+	}
+	/* This thread is reader 0; a thread that cannot be started only
+	 * means fewer readers. */
+	for (started = 1; started < nreaders; started++)
+		if (pthread_create(&readers[started].thread, NULL, read_pieces, &readers[started]) != 0)
+			break;
+	read_pieces(&readers[0]);
+	for (i = 0; i < nreaders; i++) {
+		if (i > 0 && i < started)
+			pthread_join(readers[i].thread, NULL);
+		ab_arena_merge(P->arena, &readers[i].arena);
+	}
 
-	/* The scanner's idea of where the second half starts must be where
-	 * the first half's reading ended; when it is not (a document the
-	 * scanner misread), everything is read again by one thread. */
-	if (rc == 0 && skip_ws(P->doc, P->doclen, end_pos) != skip_ws(P->doc, P->doclen, P->half_at)) {
-		ab_error_clear(&second.err);
-		for (i = 0; i < n; i++)
-			build_clear(&idx->builds[i]);
+	/* In document order: the first piece that failed names the fault,
+	 * provided every piece before it ended where the next one starts.
+	 * When one did not (a document the scanner misread), everything is
+	 * read again by one thread. */
+	rc = 0;
+	for (k = 0; k < P->npieces; k++) {
+		if (results[k].rc < 0) {
+			bad = results[k].bad;
+			ab_error_set(P->err, results[k].err.code, "%s", results[k].err.msg);
+			break;
+		}
+		if (k + 1 < P->npieces &&
+		    skip_ws(P->doc, P->doclen, results[k].end_pos) !=
+		    skip_ws(P->doc, P->doclen, P->piece_at[k + 1])) {
+			rc = -1;
+			break;
+		}
+	}
+	for (k = 0; k < P->npieces; k++)
+		ab_error_clear(&results[k].err);
+	if (rc < 0) {
+		ab_arena_clear(P->arena);
+		memset(idx->builds, 0, n * sizeof *idx->builds);
 		rc = read_builds_range(P, 0, n, P->builds_at + 1, &end_pos, &bad);
 		return finish_builds(P, rc < 0 ? bad : n);
 	}
-	if (rc == 0 && second.rc < 0) {
-		bad = second.bad;
-		ab_error_set(P->err, second.err.code, "%s", second.err.msg);
-	} else if (rc == 0) {
-		bad = n;
-	}
-	ab_error_clear(&second.err);
 	return finish_builds(P, bad);
 }
 
@@ -1459,17 +1580,17 @@ static int read_index(struct parser *P, json_t *root)
 		return fail(P, "version", _("unsupported index version %lld; this artbisect reads version 1"),
 			    (long long)json_integer_value(v));
 
-	if (dup_str(P, root, "name", &idx->name) < 0 ||
-	    dup_str(P, root, "project", &idx->project) < 0 ||
-	    dup_str(P, root, "arch", &idx->arch) < 0)
+	if (dup_str(P, NULL, root, "name", &idx->name) < 0 ||
+	    dup_str(P, NULL, root, "project", &idx->project) < 0 ||
+	    dup_str(P, NULL, root, "arch", &idx->arch) < 0)
 		return -1;
 	if ((v = json_object_get(root, "vcs"))) {
 		if (!json_is_object(v))
 			return type_error(P, "vcs", v, _("an object"));
 		P->at = AT_VCS;
-		if (dup_str(P, v, "type", &idx->vcs_type) < 0 ||
-		    dup_str(P, v, "url", &idx->vcs_url) < 0 ||
-		    dup_str(P, v, "compare_url", &idx->compare_url) < 0)
+		if (dup_str(P, NULL, v, "type", &idx->vcs_type) < 0 ||
+		    dup_str(P, NULL, v, "url", &idx->vcs_url) < 0 ||
+		    dup_str(P, NULL, v, "compare_url", &idx->compare_url) < 0)
 			return -1;
 		P->at = AT_TOP;
 	}
@@ -1497,13 +1618,13 @@ static int read_index(struct parser *P, json_t *root)
 			if (!ml || memchr(ms, '\0', ml))
 				return fail(P, key, _("expected a URL"));
 			if (ms[ml - 1] == '/') {
-				if (url_resolve(&P->ub, ms, ml, &url, &fname, &named, why, sizeof why) < 0)
+				if (url_resolve(&P->ub, NULL, ms, ml, &url, &fname, &named, why, sizeof why) < 0)
 					return fail(P, key, "%s", why);
 				idx->mirrors[m] = url;
 			} else {
 				/* A base directory, whether or not it ends in '/'. */
 				char *withslash = ab_xasprintf("%.*s/", (int)ml, ms);
-				int rr = url_resolve(&P->ub, withslash, ml + 1, &url, &fname, &named, why, sizeof why);
+				int rr = url_resolve(&P->ub, NULL, withslash, ml + 1, &url, &fname, &named, why, sizeof why);
 
 				free(withslash);
 				if (rr < 0)
@@ -1632,8 +1753,13 @@ void ab_index_free(ab_index *idx)
 
 	if (!idx)
 		return;
-	for (i = 0; i < idx->nbuilds; i++)
-		build_clear(&idx->builds[i]);
+	if (idx->arena) {
+		ab_arena_clear(idx->arena);
+		free(idx->arena);
+	} else {
+		for (i = 0; i < idx->nbuilds; i++)
+			build_clear(&idx->builds[i]);
+	}
 	free(idx->builds);
 	free(idx->source_url);
 	free(idx->label);
@@ -1684,6 +1810,8 @@ ab_index *ab_index_parse(const char *data, size_t len, const char *source_url, a
 
 	idx->source_url = ab_xstrdup(source_url ? source_url : "");
 	idx->label = ab_index_label(source_url);
+	idx->arena = ab_xcalloc(1, sizeof *idx->arena);
+	P.arena = idx->arena;
 	P.label = idx->label;
 	P.err = err;
 	P.idx = idx;

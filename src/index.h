@@ -54,6 +54,9 @@ typedef struct ab_index {
 	size_t nbuilds;
 	ab_build *builds;
 	struct ab_index_lookup *lookup;	/* private: id hash and commit order */
+	struct ab_arena *arena;	/* private: holds the builds' strings and
+				 * artifacts; NULL in an index built by hand,
+				 * whose pieces are each malloc'd */
 } ab_index;
 
 /* Turns a command-line --index argument (path, file://, http://, https://)

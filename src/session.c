@@ -366,13 +366,13 @@ void ab_session_unlock(int fd)
 		close(fd);
 }
 
-int ab_session_save_index(const char *work_dir, const char *data, size_t len, ab_error *err)
+ab_pending_write *ab_session_save_index(const char *work_dir, const char *data, size_t len)
 {
 	char *p = ab_path_join(work_dir, SNAPSHOT_FILE);
-	int rc = ab_write_atomic(p, data, len, 0644, err);
+	ab_pending_write *w = ab_write_begin(p, data, len, 0644);
 
 	free(p);
-	return rc;
+	return w;
 }
 
 int ab_session_load_index(const char *work_dir, char **data, size_t *len, ab_error *err)

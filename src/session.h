@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include "bisect.h"
 #include "error.h"
+#include "util.h"
 
 typedef struct ab_session_step {
 	char *id;
@@ -65,8 +66,11 @@ int ab_session_remove(const char *work_dir, ab_error *err);
 int ab_session_lock(const char *work_dir, ab_error *err);
 void ab_session_unlock(int fd);
 
-/* The index document as read at the start, and its URL. */
-int ab_session_save_index(const char *work_dir, const char *data, size_t len, ab_error *err);
+/* The index document as read at the start. Written in the background
+ * (a big index is hundreds of megabytes) while it is being parsed; data
+ * must stay as it is until ab_write_finish keeps it (or drops it, when
+ * the session turns out to be another one). */
+ab_pending_write *ab_session_save_index(const char *work_dir, const char *data, size_t len);
 /* 0 with the bytes, 1 when there is no snapshot (a repository index). */
 int ab_session_load_index(const char *work_dir, char **data, size_t *len, ab_error *err);
 

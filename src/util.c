@@ -3,10 +3,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +42,21 @@ void *ab_xrealloc(void *p, size_t n)
 	p = realloc(p, n ? n : 1);
 	if (!p)
 		out_of_memory();
+	return p;
+}
+
+#define HUGE_PAGE ((size_t)2 << 20)
+#define BIG_BYTES ((size_t)4 << 20)
+
+void *ab_xmalloc_big(size_t n)
+{
+	void *p = NULL;
+
+	if (n < BIG_BYTES || posix_memalign(&p, HUGE_PAGE, n) != 0)
+		return ab_xmalloc(n);
+#ifdef MADV_HUGEPAGE
+	madvise(p, n, MADV_HUGEPAGE);
+#endif
 	return p;
 }
 
@@ -81,6 +98,17 @@ char *ab_xasprintf(const char *fmt, ...)
 	p = vasprintf_x(fmt, ap);
 	va_end(ap);
 	return p;
+}
+
+void ab_buf_reserve(ab_buf *b, size_t cap)
+{
+	if (cap <= b->cap)
+		return;
+	if (!b->data && cap >= BIG_BYTES)
+		b->data = ab_xmalloc_big(cap);
+	else
+		b->data = ab_xrealloc(b->data, cap);
+	b->cap = cap;
 }
 
 void ab_buf_append(ab_buf *b, const void *data, size_t len)
@@ -305,9 +333,9 @@ const char *ab_format_size(long long n, char buf[32])
 	return buf;
 }
 
-/* Writes to path through a temporary file in the same directory: write,
- * fsync, rename, fsync the directory. */
-int ab_write_atomic(const char *path, const void *data, size_t len, int mode, ab_error *err)
+/* The first half of an atomic write: data into a new temporary file
+ * beside path, fsynced. The file's name, or NULL with errno set. */
+static char *write_tmp(const char *path, const void *data, size_t len, int mode)
 {
 	char *tmp = ab_xasprintf("%s.tmp-XXXXXX", path);
 	int fd = mkostemp(tmp, O_CLOEXEC), e;
@@ -329,32 +357,107 @@ int ab_write_atomic(const char *path, const void *data, size_t len, int mode, ab
 		fd = -1;
 		goto fail;
 	}
-	fd = -1;
-	if (rename(tmp, path) < 0)
-		goto fail;
-	free(tmp);
-	{
-		/* The rename itself must reach the disk too. */
-		char *dir = ab_xstrdup(path), *slash = strrchr(dir, '/');
-		int dfd;
-
-		if (slash)
-			*(slash == dir ? slash + 1 : slash) = '\0';
-		dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-		free(dir);
-	}
-	return 0;
+	return tmp;
 fail:
 	e = errno;
 	if (fd >= 0)
 		close(fd);
 	unlink(tmp);
 	free(tmp);
+	errno = e;
+	return NULL;
+}
+
+/* The second half: tmp renamed to path, the rename itself on disk. */
+static int commit_tmp(const char *tmp, const char *path)
+{
+	char *dir, *slash;
+	int dfd;
+
+	if (rename(tmp, path) < 0)
+		return -1;
+	dir = ab_xstrdup(path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	free(dir);
+	return 0;
+}
+
+/* Writes to path through a temporary file in the same directory: write,
+ * fsync, rename, fsync the directory. */
+int ab_write_atomic(const char *path, const void *data, size_t len, int mode, ab_error *err)
+{
+	char *tmp = write_tmp(path, data, len, mode);
+	int e;
+
+	if (tmp && commit_tmp(tmp, path) == 0) {
+		free(tmp);
+		return 0;
+	}
+	e = errno;
+	if (tmp)
+		unlink(tmp);
+	free(tmp);
 	ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"), path, strerror(e));
 	return -1;
+}
+
+struct ab_pending_write {
+	char *path, *tmp;
+	const void *data;
+	size_t len;
+	int mode, errnum, threaded;
+	pthread_t thread;
+};
+
+static void *pending_run(void *arg)
+{
+	ab_pending_write *w = arg;
+
+	w->tmp = write_tmp(w->path, w->data, w->len, w->mode);
+	w->errnum = w->tmp ? 0 : errno;
+	return NULL;
+}
+
+ab_pending_write *ab_write_begin(const char *path, const void *data, size_t len, int mode)
+{
+	ab_pending_write *w = ab_xcalloc(1, sizeof *w);
+
+	w->path = ab_xstrdup(path);
+	w->data = data;
+	w->len = len;
+	w->mode = mode;
+	w->threaded = pthread_create(&w->thread, NULL, pending_run, w) == 0;
+	return w;
+}
+
+int ab_write_finish(ab_pending_write *w, int keep, ab_error *err)
+{
+	int rc = 0;
+
+	if (!w)
+		return 0;
+	if (w->threaded)
+		pthread_join(w->thread, NULL);
+	else if (keep)
+		pending_run(w);
+	if (keep && (!w->tmp || commit_tmp(w->tmp, w->path) < 0)) {
+		int e = w->tmp ? errno : w->errnum;
+
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"), w->path, strerror(e));
+		rc = -1;
+	}
+	if (w->tmp && (!keep || rc < 0))
+		unlink(w->tmp);
+	free(w->tmp);
+	free(w->path);
+	free(w);
+	return rc;
 }
 

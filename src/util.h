@@ -13,6 +13,10 @@ void *ab_xcalloc(size_t n, size_t size);
 void *ab_xrealloc(void *p, size_t n);
 char *ab_xstrdup(const char *s);	/* NULL stays NULL */
 char *ab_xstrndup(const char *s, size_t n);
+/* For buffers of megabytes: aligned to the kernel's huge pages and
+ * advised to use them (page faults are a good part of filling a fresh
+ * buffer of hundreds of megabytes). Freed and reallocated as usual. */
+void *ab_xmalloc_big(size_t n);
 char *ab_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A growing byte buffer, always NUL-terminated. */
@@ -21,6 +25,7 @@ typedef struct ab_buf {
 	size_t len, cap;
 } ab_buf;
 void ab_buf_append(ab_buf *b, const void *data, size_t len);
+void ab_buf_reserve(ab_buf *b, size_t cap);	/* room for cap bytes in all */
 void ab_buf_puts(ab_buf *b, const char *s);
 void ab_buf_printf(ab_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *ab_buf_steal(ab_buf *b);	/* hands over data; b is empty again */
@@ -38,6 +43,13 @@ int ab_read_file(const char *path, size_t max, char **data, size_t *len, ab_erro
  * same directory, fsync, rename, fsync of the directory); mode as chmod.
  * 0, or -1 with err (exit 3). */
 int ab_write_atomic(const char *path, const void *data, size_t len, int mode, ab_error *err);
+/* ab_write_atomic with its slow half (writing and fsyncing hundreds of
+ * megabytes) in a thread of its own: ab_write_begin starts it, data
+ * must stay as it is until ab_write_finish, which waits for it and
+ * then renames the file into place (keep) or removes it. */
+typedef struct ab_pending_write ab_pending_write;
+ab_pending_write *ab_write_begin(const char *path, const void *data, size_t len, int mode);
+int ab_write_finish(ab_pending_write *w, int keep, ab_error *err);
 /* Monotonic seconds. */
 double ab_now(void);
 /* "500M", "20G", "1048576" -> bytes (K, M, G, T are powers of 1024).

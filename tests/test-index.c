@@ -743,6 +743,31 @@ static void test_big_faults(void)
 	big_fault("a missing comma in the first half",
 		  (struct swap[]){ { 5, "{\"id\":\"c1\",\"status\":\"failed\"}\n{\"id\":\"c2\",\"status\":\"failed\"}" } }, 1,
 		  "invalid JSON at line 8, column 1");
+	big_fault("bad fields in four pieces of the middle",
+		  (struct swap[]){ { 7000, badstat }, { 3100, badstat }, { 5200, badstat }, { 6100, dup10 } }, 4,
+		  "builds[3100].status");
+
+	{
+		/* One build of 3000 artifacts (about 500 kB): more than the
+		 * memory jansson gets per build while the index is read, so
+		 * its values come from malloc and the scratch buffer both. */
+		ab_buf big = {0};
+		size_t i;
+
+		ab_buf_puts(&big, "{\"id\":\"many\",\"commit\":\"feedfeedfeed\",\"artifacts\":[");
+		for (i = 0; i < 3000; i++)
+			ab_buf_printf(&big, "%s{\"url\":\"part-%04zu-of-many.tar.gz\",\"sha256\":\"" SHA_A "\",\"size\":%zu}",
+				      i ? "," : "", i, i);
+		ab_buf_puts(&big, "]}");
+		idx = big_with(10000, (struct swap[]){ { 5000, big.data } }, 1, &err);
+		tap_ok(idx && idx->builds[5000].nartifacts == 3000 &&
+		       !strcmp(idx->builds[5000].artifacts[2999].filename, "part-2999-of-many.tar.gz") &&
+		       idx->builds[5000].artifacts[1234].size == 1234 && ab_index_find(idx, "feedfeed", &err) == 5000 &&
+		       ab_index_find(idx, "b009999", &err) == 9999,
+		       "10,000 builds, one of them with 3000 artifacts: all read");
+		ab_index_free(idx);
+		ab_buf_free(&big);
+	}
 }
 
 /* ------------------------------------------------------------------ */
