@@ -129,7 +129,11 @@ static void exec_probe(const ab_probe_spec *s, char **env)
 static void nap(void);
 
 /* Whether process pid carries "ARTBISECT_PROBE_ID=token" in its
- * environment (readable for our own processes only, which they are). */
+ * environment (readable for our own processes only, which they are):
+ * 1 yes, 0 no, -1 cannot tell yet. A process in the middle of execve
+ * shows an empty environment for a moment (its new memory is there,
+ * the environment not yet); a kernel thread or a zombie shows one for
+ * good, and has no executable. */
 static int has_token(const char *pid, const char *needle, size_t nlen)
 {
 	char path[64], buf[65536];
@@ -143,6 +147,10 @@ static int has_token(const char *pid, const char *needle, size_t nlen)
 	while ((n = read(fd, buf + off, sizeof buf - 1 - (size_t)off)) > 0)
 		off += n;
 	close(fd);
+	if (off == 0) {
+		snprintf(path, sizeof path, "/proc/%s/exe", pid);
+		return readlink(path, buf, sizeof buf) > 0 ? -1 : 0;
+	}
 	buf[off] = '\0';
 	for (n = 0; n < off && !found; n += (ssize_t)strlen(buf + n) + 1)
 		found = (size_t)(off - n) >= nlen && !memcmp(buf + n, needle, nlen);
@@ -151,7 +159,8 @@ static int has_token(const char *pid, const char *needle, size_t nlen)
 
 /* Kills what the probe of leader pid left running outside its process
  * group: a daemon that called setsid() keeps the step's token in its
- * environment. A few rounds, for processes forked while we looked. */
+ * environment. A few rounds, for processes forked or in execve while
+ * we looked. */
 static void sweep(const char *token)
 {
 	char needle[96];
@@ -162,20 +171,20 @@ static void sweep(const char *token)
 	for (round = 0; round < 5; round++) {
 		DIR *d = opendir("/proc");
 		struct dirent *e;
-		int killed = 0;
+		int again = 0, t;
 
 		if (!d)
 			return;
 		while ((e = readdir(d))) {
 			if (e->d_name[0] < '1' || e->d_name[0] > '9' || atol(e->d_name) == (long)getpid())
 				continue;
-			if (has_token(e->d_name, needle, nlen)) {
+			t = has_token(e->d_name, needle, nlen);
+			if (t > 0)
 				kill((pid_t)atol(e->d_name), SIGKILL);
-				killed++;
-			}
+			again |= t != 0;
 		}
 		closedir(d);
-		if (!killed)
+		if (!again)
 			return;
 		nap();
 	}
