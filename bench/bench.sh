@@ -112,7 +112,8 @@ printf '   curl %s s (%s MB/s), artbisect %s s (%s MB/s, digest and fsync includ
 printf '   artbisect / curl throughput = %s (target >= 0.90)\n' "$(ratio "$tcurl" "$dl")"
 echo
 
-# 4: unpack against bsdtar: the warm-cache run minus a run of a tiny build.
+# 4: unpack against bsdtar: a whole warm-cache run (index, checks, unpack,
+# probe, removal of the root) against bsdtar -xf alone.
 mkdir -p "$W/tree/usr/share/big"
 n=$([ "$QUICK" = --quick ] && echo 200 || echo 2000)
 for i in $(seq 1 "$n"); do head -c 50000 /dev/urandom > "$W/tree/usr/share/big/f$i"; done
@@ -150,10 +151,15 @@ with open(path, "w") as f:
     f.write("]}\n")
 PY
 	fsize=$(stat -c %s "$W/idx-$nb.json")
-	# good == bad: the index is loaded and checked, then the run stops (exit 2).
-	/usr/bin/time -f '%e %M' -o "$W/time" "$AB" --index "$W/idx-$nb.json" --good b0000000 --bad b0000000 \
-		--probe true >/dev/null 2>&1
-	read -r t kb < <(tail -n 1 "$W/time")
+	# The generator's writeback is not the loader's time.
+	sync
+	# good == bad: the index is loaded and checked, then the run stops
+	# (exit 2). Best of three, with the peak memory of that run.
+	read -r t kb < <(for i in 1 2 3; do
+		/usr/bin/time -f '%e %M' -o "$W/time" "$AB" --index "$W/idx-$nb.json" --good b0000000 \
+			--bad b0000000 --probe true --work-dir "$W/iwork" >/dev/null 2>&1
+		tail -n 1 "$W/time"
+	done | sort -n | head -n 1)
 	printf '   %8d builds (%4d MB): %5.2f s, %5d MB peak (%.1fx the file)\n' "$nb" $((fsize / 1000000)) "$t" \
 		$((kb / 1024)) "$(echo "$kb * 1024 / $fsize" | bc -l)"
 	rm -f "$W/idx-$nb.json"
