@@ -1301,7 +1301,6 @@ fail:
 	return NULL;
 }
 
-
 /* The builds array is not what the scanner took it for (a missing
  * comma, say): jansson reads the whole document to say where. */
 static int structure_error(struct parser *P)
