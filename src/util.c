@@ -104,10 +104,7 @@ void ab_buf_reserve(ab_buf *b, size_t cap)
 {
 	if (cap <= b->cap)
 		return;
-	if (!b->data && cap >= BIG_BYTES)
-		b->data = ab_xmalloc_big(cap);
-	else
-		b->data = ab_xrealloc(b->data, cap);
+	b->data = b->data ? ab_xrealloc(b->data, cap) : ab_xmalloc_big(cap);
 	b->cap = cap;
 }
 
@@ -389,25 +386,6 @@ static int commit_tmp(const char *tmp, const char *path)
 	return 0;
 }
 
-/* Writes to path through a temporary file in the same directory: write,
- * fsync, rename, fsync the directory. */
-int ab_write_atomic(const char *path, const void *data, size_t len, int mode, ab_error *err)
-{
-	char *tmp = write_tmp(path, data, len, mode);
-	int e;
-
-	if (tmp && commit_tmp(tmp, path) == 0) {
-		free(tmp);
-		return 0;
-	}
-	e = errno;
-	if (tmp)
-		unlink(tmp);
-	free(tmp);
-	ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"), path, strerror(e));
-	return -1;
-}
-
 struct ab_pending_write {
 	char *path, *tmp;
 	const void *data;
@@ -425,7 +403,7 @@ static void *pending_run(void *arg)
 	return NULL;
 }
 
-ab_pending_write *ab_write_begin(const char *path, const void *data, size_t len, int mode)
+static ab_pending_write *pending_new(const char *path, const void *data, size_t len, int mode)
 {
 	ab_pending_write *w = ab_xcalloc(1, sizeof *w);
 
@@ -433,6 +411,14 @@ ab_pending_write *ab_write_begin(const char *path, const void *data, size_t len,
 	w->data = data;
 	w->len = len;
 	w->mode = mode;
+	return w;
+}
+
+ab_pending_write *ab_write_begin(const char *path, const void *data, size_t len, int mode)
+{
+	ab_pending_write *w = pending_new(path, data, len, mode);
+
+	/* Without a thread, ab_write_finish does the writing. */
 	w->threaded = pthread_create(&w->thread, NULL, pending_run, w) == 0;
 	return w;
 }
@@ -461,3 +447,9 @@ int ab_write_finish(ab_pending_write *w, int keep, ab_error *err)
 	return rc;
 }
 
+/* Writes to path through a temporary file in the same directory: write,
+ * fsync, rename, fsync the directory. */
+int ab_write_atomic(const char *path, const void *data, size_t len, int mode, ab_error *err)
+{
+	return ab_write_finish(pending_new(path, data, len, mode), 1, err);
+}
