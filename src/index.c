@@ -667,9 +667,9 @@ static struct ab_index_lookup *lookup_new(size_t nbuilds)
 
 	while (cap < 2 * nbuilds)
 		cap *= 2;
-	L->slots = ab_xcalloc(cap, sizeof *L->slots);
+	L->slots = ab_xcalloc_big(cap, sizeof *L->slots);
 	L->mask = cap - 1;
-	L->commits = ab_xmalloc(nbuilds * sizeof *L->commits);
+	L->commits = ab_xcalloc_big(nbuilds, sizeof *L->commits);
 	if (getentropy(&L->k0, sizeof L->k0) < 0 || getentropy(&L->k1, sizeof L->k1) < 0) {
 		L->k0 = (uint64_t)(uintptr_t)L ^ ((uint64_t)getpid() << 32);
 		L->k1 = (uint64_t)(ab_now() * 1e9);
@@ -686,10 +686,8 @@ static void lookup_free(struct ab_index_lookup *L)
 	free(L);
 }
 
-/* Notes a commit for prefix lookups. */
-static void add_commit(struct ab_index_lookup *L, const char *c, size_t pos)
+static void commit_entry(struct commit_ent *e, const char *c, size_t pos)
 {
-	struct commit_ent *e = &L->commits[L->ncommits++];
 	size_t j, n = strlen(c);
 
 	e->key = 0;
@@ -697,6 +695,53 @@ static void add_commit(struct ab_index_lookup *L, const char *c, size_t pos)
 		e->key = e->key << 8 | (j < n ? lc((unsigned char)c[j]) : 0);
 	e->commit = c;
 	e->pos = pos;
+}
+
+/* Notes a commit for prefix lookups. */
+static void add_commit(struct ab_index_lookup *L, const char *c, size_t pos)
+{
+	commit_entry(&L->commits[L->ncommits++], c, pos);
+}
+
+/* The same two notes as index_ids makes, from one of several reading
+ * threads at once: the id's slot is claimed with a compare-and-swap
+ * (slots only ever go from empty to full, so two equal ids always meet
+ * on the same probe path), the commit goes to the build's own entry
+ * (compact_commits closes the gaps). -1 when the id is there already:
+ * the caller then indexes again in document order, for the message. */
+static int index_id_shared(struct ab_index_lookup *L, const ab_build *builds, size_t pos)
+{
+	const char *id = builds[pos].id, *c = builds[pos].commit;
+	uint64_t h = siphash13(id, strlen(id), L->k0, L->k1), tag = h & HI32;
+	size_t i = (size_t)h & L->mask;
+
+	if (c && strlen(c) >= MIN_PREFIX)
+		commit_entry(&L->commits[pos], c, pos);
+	else
+		L->commits[pos].commit = NULL;
+	for (;; i = (i + 1) & L->mask) {
+		uint64_t cur = __atomic_load_n(&L->slots[i], __ATOMIC_ACQUIRE);
+
+		/* Release: whoever finds this slot also sees builds[pos].id. */
+		if (!cur && __atomic_compare_exchange_n(&L->slots[i], &cur, tag | (uint64_t)(pos + 1), 0,
+							__ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+			return 0;
+		/* Taken, before or just now by another thread: cur is its value. */
+		if ((cur & HI32) == tag && !strcmp(builds[(size_t)(cur & ~HI32) - 1].id, id))
+			return -1;
+	}
+}
+
+/* After index_id_shared for builds [0, n): the commit entries without
+ * gaps, in document order. */
+static void compact_commits(struct ab_index_lookup *L, size_t n)
+{
+	size_t i, m = 0;
+
+	for (i = 0; i < n; i++)
+		if (L->commits[i].commit)
+			L->commits[m++] = L->commits[i];
+	L->ncommits = m;
 }
 
 static ssize_t find_id(const ab_index *idx, const char *name)
@@ -841,6 +886,9 @@ struct parser {
 	 * piece_at[k]. npieces 0: one thread reads them all. */
 	size_t npieces;
 	size_t piece_first[MAX_PIECES + 1], piece_at[MAX_PIECES];
+	/* Set while several threads read: each notes its builds' ids with
+	 * index_id_shared and sets *ids_clash on a duplicate. */
+	int *ids_clash;
 };
 
 /* From this many builds on, several threads read the builds array. */
@@ -1388,6 +1436,8 @@ static int read_builds_range(struct parser *P, size_t from, size_t to, size_t po
 		}
 		r = read_build(P, b, i);
 		json_decref(b);
+		if (r == 0 && P->ids_clash && index_id_shared(P->idx->lookup, P->idx->builds, i) < 0)
+			__atomic_store_n(P->ids_clash, 1, __ATOMIC_RELAXED);
 		if (r < 0) {
 			*bad = i;
 			goto out;
@@ -1494,7 +1544,7 @@ static int read_streamed_builds(struct parser *P)
 	struct piece_result results[MAX_PIECES];
 	struct reader readers[MAX_READERS];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int nreaders, started, i, rc;
+	int nreaders, started, i, rc, clash = 0;
 
 	nreaders = (int)(cpus < MAX_READERS ? cpus : MAX_READERS);
 	if ((size_t)nreaders > P->npieces)
@@ -1508,6 +1558,7 @@ static int read_streamed_builds(struct parser *P)
 	for (i = 0; i < nreaders; i++) {
 		readers[i].P = *P;
 		readers[i].P.arena = &readers[i].arena;
+		readers[i].P.ids_clash = &clash;
 		readers[i].results = results;
 		readers[i].next_piece = &next_piece;
 	}
@@ -1543,6 +1594,16 @@ static int read_streamed_builds(struct parser *P)
 	}
 	for (k = 0; k < P->npieces; k++)
 		ab_error_clear(&results[k].err);
+	if (rc == 0 && bad == n && !clash) {
+		/* Every build read and noted, no id twice. */
+		compact_commits(idx->lookup, n);
+		sort_commits(idx->lookup->commits, idx->lookup->ncommits);
+		return 0;
+	}
+	/* Otherwise the tables are made again in document order: the fault
+	 * named is the one a single thread would name. */
+	memset(idx->lookup->slots, 0, (idx->lookup->mask + 1) * sizeof *idx->lookup->slots);
+	idx->lookup->ncommits = 0;
 	if (rc < 0) {
 		ab_arena_clear(P->arena);
 		memset(idx->builds, 0, n * sizeof *idx->builds);
@@ -1638,7 +1699,7 @@ static int read_index(struct parser *P, json_t *root)
 		n = P->builds_count;
 		if (!n)
 			return fail(P, "builds", _("empty (an index needs at least one build)"));
-		idx->builds = ab_xcalloc(n, sizeof *idx->builds);
+		idx->builds = ab_xcalloc_big(n, sizeof *idx->builds);
 		idx->nbuilds = n;
 		idx->lookup = lookup_new(n);
 		return read_streamed_builds(P);
@@ -1651,7 +1712,7 @@ static int read_index(struct parser *P, json_t *root)
 	n = json_array_size(builds);
 	if (!n)
 		return fail(P, "builds", _("empty (an index needs at least one build)"));
-	idx->builds = ab_xcalloc(n, sizeof *idx->builds);
+	idx->builds = ab_xcalloc_big(n, sizeof *idx->builds);
 	idx->nbuilds = n;
 	idx->lookup = lookup_new(n);
 	for (i = 0; i < n; i++) {

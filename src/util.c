@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,23 @@ void *ab_xmalloc_big(size_t n)
 		return ab_xmalloc(n);
 #ifdef MADV_HUGEPAGE
 	madvise(p, n, MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
+void *ab_xcalloc_big(size_t n, size_t size)
+{
+	void *p = ab_xcalloc(n, size);
+#ifdef MADV_HUGEPAGE
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
+
+	/* calloc maps a block this big afresh; the advice covers the whole
+	 * pages inside it. */
+	if (n * size >= BIG_BYTES) {
+		start = ((uintptr_t)p + page - 1) & ~(page - 1);
+		end = ((uintptr_t)p + n * size) & ~(page - 1);
+		madvise((void *)start, end - start, MADV_HUGEPAGE);
+	}
 #endif
 	return p;
 }

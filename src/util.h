@@ -17,6 +17,9 @@ char *ab_xstrndup(const char *s, size_t n);
  * advised to use them (page faults are a good part of filling a fresh
  * buffer of hundreds of megabytes). Freed and reallocated as usual. */
 void *ab_xmalloc_big(size_t n);
+/* The same for zeroed arrays: fresh pages from the kernel are zero
+ * already, so unlike a memset after ab_xmalloc_big this touches none. */
+void *ab_xcalloc_big(size_t n, size_t size);
 char *ab_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A growing byte buffer, always NUL-terminated. */

@@ -718,6 +718,20 @@ static void test_big_faults(void)
 	       ab_index_find(idx, "000000000000000000000000000000000000270f", &err) == 9998,
 	       "10,000 builds: ids and commits of both halves found");
 	ab_index_free(idx);
+	/* Builds without a commit, or with one too short to look up, leave
+	 * no gap in the table of commits the reading threads fill. */
+	idx = big_with(10000, (struct swap[]){ { 3, "{\"id\":\"n3\",\"artifacts\":[" ART("x.rpm") "]}" },
+					       { 6000, "{\"id\":\"n6000\",\"commit\":\"abc\",\"artifacts\":[" ART("x.rpm") "]}" },
+					       { 9999, "{\"id\":\"n9999\",\"status\":\"failed\"}" } }, 3, &err);
+	tap_ok(idx && ab_index_find(idx, "0000000000000000000000000000000000000005", &err) == 4 &&
+	       ab_index_find(idx, "0000000000000000000000000000000000001770", &err) == 5999 &&
+	       ab_index_find(idx, "0000000000000000000000000000000000001771", &err) < 0 &&
+	       ab_index_find(idx, "0000000000000000000000000000000000001772", &err) == 6001 &&
+	       ab_index_find(idx, "n6000", &err) == 6000 && ab_index_find(idx, "abc", &err) < 0 &&
+	       ab_index_find(idx, "0000000000000000000000000000000000002710", &err) < 0 &&
+	       ab_index_find(idx, "000000000000000000000000000000000000270f", &err) == 9998,
+	       "10,000 builds, three without a commit to look up: the others' commits found");
+	ab_index_free(idx);
 
 	big_fault("an id of the first half again in the second",
 		  (struct swap[]){ { 9000, dup10 } }, 1, "builds[9000].id: duplicate id 'b000010' (also builds[10])");
