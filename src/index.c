@@ -708,11 +708,12 @@ static void add_commit(struct ab_index_lookup *L, const char *c, size_t pos)
  * (slots only ever go from empty to full, so two equal ids always meet
  * on the same probe path), the commit goes to the build's own entry
  * (compact_commits closes the gaps). -1 when the id is there already:
- * the caller then indexes again in document order, for the message. */
-static int index_id_shared(struct ab_index_lookup *L, const ab_build *builds, size_t pos)
+ * the caller then indexes again in document order, for the message.
+ * h is the id's hash (siphash13 with the table's keys). */
+static int index_id_shared(struct ab_index_lookup *L, const ab_build *builds, size_t pos, uint64_t h)
 {
 	const char *id = builds[pos].id, *c = builds[pos].commit;
-	uint64_t h = siphash13(id, strlen(id), L->k0, L->k1), tag = h & HI32;
+	uint64_t tag = h & HI32;
 	size_t i = (size_t)h & L->mask;
 
 	if (c && strlen(c) >= MIN_PREFIX)
@@ -1061,9 +1062,10 @@ static int read_artifact(struct parser *P, const json_t *o, ab_artifact *a)
 	return dup_str(P, P->arena, o, "name", &a->name);
 }
 
-/* Reads builds[pos] from o. Its id and commit go into the look-up tables
- * later (index_ids), in document order, so that builds may be read by
- * two threads. */
+/* Reads builds[pos] from o. Its id and commit go into the look-up
+ * tables afterwards (index_id_shared by the reading thread, or
+ * index_ids in document order), so that builds may be read by several
+ * threads. */
 static int read_build(struct parser *P, const json_t *o, size_t pos)
 {
 	ab_build *b = &P->idx->builds[pos];
@@ -1415,7 +1417,9 @@ static int read_builds_range(struct parser *P, size_t from, size_t to, size_t po
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct scratch *s = ab_xmalloc(sizeof *s + SCRATCH_BYTES);
-	size_t i, next, n = P->idx->nbuilds;
+	struct ab_index_lookup *L = P->idx->lookup;
+	size_t i, next, n = P->idx->nbuilds, held = SIZE_MAX;
+	uint64_t held_hash = 0;
 	int rc = -1;
 
 	/* Either function serves any pointer, so installing them while
@@ -1436,8 +1440,18 @@ static int read_builds_range(struct parser *P, size_t from, size_t to, size_t po
 		}
 		r = read_build(P, b, i);
 		json_decref(b);
-		if (r == 0 && P->ids_clash && index_id_shared(P->idx->lookup, P->idx->builds, i) < 0)
-			__atomic_store_n(P->ids_clash, 1, __ATOMIC_RELAXED);
+		if (r == 0 && P->ids_clash) {
+			/* The id's slot is a cache miss in a table of megabytes:
+			 * it is fetched while the next build is read, and the
+			 * build held until then. */
+			uint64_t h = siphash13(P->idx->builds[i].id, strlen(P->idx->builds[i].id), L->k0, L->k1);
+
+			__builtin_prefetch(&L->slots[(size_t)h & L->mask], 1);
+			if (held != SIZE_MAX && index_id_shared(L, P->idx->builds, held, held_hash) < 0)
+				__atomic_store_n(P->ids_clash, 1, __ATOMIC_RELAXED);
+			held = i;
+			held_hash = h;
+		}
 		if (r < 0) {
 			*bad = i;
 			goto out;
@@ -1452,6 +1466,8 @@ static int read_builds_range(struct parser *P, size_t from, size_t to, size_t po
 		}
 		pos++;
 	}
+	if (held != SIZE_MAX && index_id_shared(L, P->idx->builds, held, held_hash) < 0)
+		__atomic_store_n(P->ids_clash, 1, __ATOMIC_RELAXED);
 	*end_pos = pos;
 	rc = 0;
 out:
