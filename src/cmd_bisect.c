@@ -621,6 +621,10 @@ static int ctx_open_new(ctx *c, size_t *good_idx, size_t *bad_idx)
 		    ctx_resolve(c, c->sess->good, c->sess->bad, good_idx, bad_idx) < 0)
 			return -1;
 	}
+	/* The range is checked before its snapshot is kept: a refused one
+	 * must not leave a copy of the index in the work directory. */
+	if (ctx_make_bisect(c, *good_idx, *bad_idx) < 0)
+		return -1;
 	argv = ab_cli_session_argv(c->cli, c->idx->builds[*good_idx].id,
 				   c->idx->builds[*bad_idx].id);
 	if (ex == 0) {
@@ -651,8 +655,6 @@ static int ctx_open_new(ctx *c, size_t *good_idx, size_t *bad_idx)
 	ab_cli_argv_free(argv);
 	free(c->sess->index_url);
 	c->sess->index_url = ab_xstrdup(c->idx->source_url);
-	if (ctx_make_bisect(c, *good_idx, *bad_idx) < 0)
-		return -1;
 	if (ex != 0 && ab_session_apply(c->sess, c->b, 0, &c->err) < 0)
 		return -1;
 	if (c->sess->current) {

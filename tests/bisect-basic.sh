@@ -91,8 +91,10 @@ like "$(echo "$OUT" | json_get - steps)" '"index": (2[1-9]|3[0-9])' "only builds
 # Bad ends: exit 2 before anything is downloaded.
 reset_log
 exit_is 2 "good newer than bad is refused" "$ARTBISECT" --index "$BASE/index.json" \
-	--probe "$probe" --good b0500 --bad b0400 --cache-dir "$T/cache2" --work-dir "$T/work"
+	--probe "$probe" --good b0500 --bad b0400 --cache-dir "$T/cache2" --work-dir "$T/refused"
 like "$(cat "$T/cmd.err")" 'good build b0500 must be older than the bad build b0400' "it says why"
+is "$(ls "$T/refused" 2>/dev/null | grep -c 'snapshot\|session\.json')" 0 \
+	"a refused range leaves no session and no copy of the index behind"
 exit_is 2 "an unknown build is refused" "$ARTBISECT" --index "$BASE/index.json" \
 	--probe "$probe" --good nosuchbuild --cache-dir "$T/cache2" --work-dir "$T/work"
 like "$(cat "$T/cmd.err")" "unknown build 'nosuchbuild'" "it names the build"
