@@ -103,7 +103,7 @@ void ab_bisect_free(ab_bisect *b)
 }
 
 static void add_step(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
-		     double seconds, const char *reason)
+		     double seconds, double wait, const char *reason)
 {
 	ab_step *s;
 
@@ -116,13 +116,14 @@ static void add_step(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
 	s->verdict = verdict;
 	s->by = by;
 	s->seconds = seconds;
+	s->wait = wait;
 	s->reason = ab_xstrdup(reason);
 	if (by == AB_BY_PROBE || by == AB_BY_USER || by == AB_BY_TIMEOUT)
 		b->tested++;
 }
 
 ab_engine_rc ab_bisect_record(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
-			      double seconds, const char *reason)
+			      double seconds, double wait, const char *reason)
 {
 	ab_verdict v = engine_verdict(b, verdict);
 	ab_engine_rc rc;
@@ -132,8 +133,19 @@ ab_engine_rc ab_bisect_record(ab_bisect *b, size_t idx, ab_term verdict, ab_by b
 	rc = ab_engine_set(b->engine, idx, v);
 	if (rc != AB_ENGINE_OK)
 		return rc;
-	add_step(b, idx, verdict, by, seconds, reason);
+	add_step(b, idx, verdict, by, seconds, wait, reason);
 	return AB_ENGINE_OK;
+}
+
+double ab_bisect_waited(const ab_bisect *b)
+{
+	double sum = -1.0;
+	size_t i;
+
+	for (i = 0; i < b->nsteps; i++)
+		if (b->steps[i].wait >= 0)
+			sum = (sum < 0 ? 0 : sum) + b->steps[i].wait;
+	return sum;
 }
 
 static char *root_path(const ab_bisect *b, size_t idx)
@@ -473,9 +485,10 @@ static int probe_verdict(ab_bisect *b, size_t idx, const ab_probe_result *res, a
 }
 
 /* Probes or asks; 0 with a recorded verdict, 1 when the run must stop
- * (abort or quit), -1 with err. */
+ * (abort or quit), -1 with err. wait: the seconds the build took to be
+ * ready. */
 static int judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, size_t idx,
-		 char **root, char **artifacts, ab_error *err)
+		 char **root, char **artifacts, double wait, ab_error *err)
 {
 	ab_probe_spec spec;
 	ab_probe_result res;
@@ -489,10 +502,12 @@ static int judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, s
 		while ((a = cb->ask(cb->ud, b, idx, *root)) == AB_ANSWER_RETRY) {
 			/* A fresh root, as if the build had just arrived. */
 			char *reason = NULL;
+			double t0 = ab_now();
 
 			free(*root);
 			free(*artifacts);
 			rc = prepare(b, cache, cb, idx, root, artifacts, &reason, err);
+			wait += ab_now() - t0;
 			if (rc != 0) {
 				if (rc > 0)
 					ab_error_set(err, AB_EXIT_FAILURE, "%s", reason);
@@ -503,7 +518,7 @@ static int judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, s
 		if (a == AB_ANSWER_QUIT)
 			return 1;
 		t = a == AB_ANSWER_GOOD ? AB_TERM_GOOD : a == AB_ANSWER_BAD ? AB_TERM_BAD : AB_TERM_SKIP;
-		ab_bisect_record(b, idx, t, AB_BY_USER, 0, NULL);
+		ab_bisect_record(b, idx, t, AB_BY_USER, 0, wait, NULL);
 		return 0;
 	}
 	probe_spec(b, idx, *root, *artifacts, &spec);
@@ -512,7 +527,7 @@ static int judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, s
 	rc = probe_verdict(b, idx, &res, &t, &by, err);
 	if (rc != 0)
 		return rc;
-	ab_bisect_record(b, idx, t, by, res.seconds, NULL);
+	ab_bisect_record(b, idx, t, by, res.seconds, wait, NULL);
 	return 0;
 }
 
@@ -525,6 +540,7 @@ typedef struct job {
 	ab_probe_result res;
 	ab_error err;
 	int rc;			/* ab_probe_run's */
+	double wait;		/* seconds the round spent getting it ready */
 	volatile sig_atomic_t stop;
 	int done;		/* set by the thread when it ends (atomic) */
 	int started, reaped;
@@ -557,7 +573,7 @@ static int multisect_round(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 			   unsigned width, ab_error *err)
 {
 	size_t picks[64], k, i, live = 0, fetched = 0;
-	double start = ab_now();
+	double start = ab_now(), mark = start;
 	job *jobs;
 	int ret = 0;
 
@@ -598,12 +614,16 @@ static int multisect_round(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 		if (cb->choose)
 			cb->choose(cb->ud, b, j->idx);
 		rc = prepare(b, cache, cb, j->idx, &j->root, &j->artifacts, &reason, err);
+		/* From where the round turned to it: the waits of a round
+		 * add up to the time before its last probe started. */
+		j->wait = ab_now() - mark;
+		mark += j->wait;
 		if (rc < 0) {
 			ret = -1;
 			break;
 		}
 		if (rc == 1) {
-			ab_bisect_record(b, j->idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, reason);
+			ab_bisect_record(b, j->idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, j->wait, reason);
 			if (cb->verdict)
 				cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
 			free(reason);
@@ -653,7 +673,7 @@ static int multisect_round(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 				rc = probe_verdict(b, j->idx, &j->res, &t, &by, err);
 				if (rc != 0) {
 					ret = rc;
-				} else if (ab_bisect_record(b, j->idx, t, by, j->res.seconds, NULL) ==
+				} else if (ab_bisect_record(b, j->idx, t, by, j->res.seconds, j->wait, NULL) ==
 					   AB_ENGINE_OK && cb->verdict) {
 					cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
 				}
@@ -688,7 +708,7 @@ void ab_bisect_settle(ab_bisect *b)
 	 * should say why it is inconclusive. */
 	for (i = lo + 1; i < hi; i++)
 		if (ab_engine_get(b->engine, i) == AB_V_FAILED)
-			add_step(b, i, AB_TERM_SKIP, AB_BY_FAILED_BUILD, 0, NULL);
+			add_step(b, i, AB_TERM_SKIP, AB_BY_FAILED_BUILD, 0, -1, NULL);
 }
 
 /* While build idx is judged, fetch the builds that could come next:
@@ -760,6 +780,7 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 	while (b->result == AB_RESULT_RUNNING) {
 		size_t idx = ab_engine_next(b->engine);
 		char *root = NULL, *artifacts = NULL, *reason = NULL;
+		double wait;
 		unsigned width;
 		int rc;
 
@@ -785,14 +806,16 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 		}
 		if (cb->choose)
 			cb->choose(cb->ud, b, idx);
+		wait = ab_now();
 		rc = prepare(b, cache, cb, idx, &root, &artifacts, &reason, err);
+		wait = ab_now() - wait;
 		if (rc < 0) {
 			if (err->code == AB_EXIT_ABORTED)
 				b->result = AB_RESULT_ABORTED;
 			return -1;
 		}
 		if (rc == 1) {
-			ab_bisect_record(b, idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, reason);
+			ab_bisect_record(b, idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, wait, reason);
 			if (cb->verdict)
 				cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
 			free(reason);
@@ -803,7 +826,7 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 			prefetch_next(b, idx);
 		if (cb->ready)
 			cb->ready(cb->ud, b, idx, root);
-		rc = judge(b, cache, cb, idx, &root, &artifacts, err);
+		rc = judge(b, cache, cb, idx, &root, &artifacts, wait, err);
 		if (!b->opt.keep_roots)
 			ab_remove_tree(root);
 		free(root);
@@ -828,6 +851,7 @@ int ab_bisect_prepare_next(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 	while (b->result == AB_RESULT_RUNNING) {
 		size_t next = ab_engine_next(b->engine);
 		char *reason = NULL;
+		double t0;
 		int rc;
 
 		if (b->opt.cancel && *b->opt.cancel) {
@@ -836,6 +860,7 @@ int ab_bisect_prepare_next(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 		}
 		if (cb->choose)
 			cb->choose(cb->ud, b, next);
+		t0 = ab_now();
 		rc = prepare(b, cache, cb, next, root, artifacts, &reason, err);
 		if (rc < 0)
 			return -1;
@@ -843,7 +868,7 @@ int ab_bisect_prepare_next(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 			*idx = next;
 			return 0;
 		}
-		ab_bisect_record(b, next, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, reason);
+		ab_bisect_record(b, next, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, ab_now() - t0, reason);
 		if (cb->verdict)
 			cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
 		free(reason);

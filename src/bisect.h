@@ -32,6 +32,9 @@ typedef struct ab_step {
 	ab_term verdict;
 	ab_by by;
 	double seconds;		/* probe time, 0 when none ran */
+	double wait;		/* seconds from turning to the build until it was
+				 * ready (download, checks, unpacking that prefetch
+				 * did not hide); -1 when not measured */
 	char *reason;		/* why unavailable, or NULL */
 } ab_step;
 
@@ -116,9 +119,13 @@ void ab_bisect_settle(ab_bisect *b);
 /* Where build idx is unpacked: WORK/roots/IDX-ID. */
 char *ab_bisect_root_path(const ab_bisect *b, size_t idx);
 
-/* Records a verdict given in terms of good/bad/skip. */
+/* Records a verdict given in terms of good/bad/skip; wait is the
+ * step's ab_step.wait (-1 when not measured). */
 ab_engine_rc ab_bisect_record(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
-			      double seconds, const char *reason);
+			      double seconds, double wait, const char *reason);
+/* The steps' waits added up: the run's time spent waiting for builds
+ * (-1 when no step measured one). */
+double ab_bisect_waited(const ab_bisect *b);
 
 /* The words of the old and new states: good/bad, or bad/good. */
 const char *ab_bisect_old_term(const ab_bisect *b);

@@ -868,7 +868,7 @@ static int run_installed_step(ctx *c)
 			return fail(c);
 		}
 	}
-	ab_bisect_record(c->b, c->current, t, AB_BY_PROBE, 0, NULL);
+	ab_bisect_record(c->b, c->current, t, AB_BY_PROBE, 0, -1, NULL);
 	ab_progress_verdict(&c->prog, c->b, &c->b->steps[c->b->nsteps - 1]);
 	c->has_current = 0;
 	if (!c->cli->keep_roots)
@@ -995,7 +995,7 @@ static int install_on_system(ctx *c, size_t idx, const char *artifacts)
 				installed, release, how);
 		rc = rc < 0 ? -1 : 0;
 	} else if (rc > 0) {
-		ab_bisect_record(c->b, idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, reason);
+		ab_bisect_record(c->b, idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, -1, reason);
 		ab_progress_verdict(&c->prog, c->b, &c->b->steps[c->b->nsteps - 1]);
 		c->has_current = 0;
 		ctx_save(c);
@@ -1105,7 +1105,7 @@ int ab_cmd_verdict(ab_cli *cli, int argc, char **argv)
 		status = fail(&c);
 		goto out;
 	}
-	if (ab_bisect_record(c.b, (size_t)pos, t, AB_BY_USER, 0, NULL) != AB_ENGINE_OK) {
+	if (ab_bisect_record(c.b, (size_t)pos, t, AB_BY_USER, 0, -1, NULL) != AB_ENGINE_OK) {
 		ab_error_set(&c.err, AB_EXIT_USAGE,
 			     _("%s cannot be %s: the last %s build is %s and the first %s build is %s"),
 			     c.idx->builds[pos].id, ab_term_name(t), ab_bisect_old_term(c.b),

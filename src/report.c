@@ -47,6 +47,12 @@ int ab_report_exit_status(const ab_bisect *b)
 	}
 }
 
+/* Seconds to the millisecond: a report has no use for more digits. */
+static double ms(double seconds)
+{
+	return (double)((long long)(seconds * 1000 + 0.5)) / 1000.0;
+}
+
 json_t *ab_report_json(const ab_bisect *b)
 {
 	size_t lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine), i;
@@ -70,7 +76,9 @@ json_t *ab_report_json(const ab_bisect *b)
 				       "index", (json_int_t)s->index,
 				       "verdict", ab_term_name(s->verdict),
 				       "by", ab_by_name(s->by),
-				       "seconds", (double)((long long)(s->seconds * 1000 + 0.5)) / 1000.0);
+				       "seconds", ms(s->seconds));
+		if (s->wait >= 0)
+			json_object_set_new(js, "wait_seconds", json_real(ms(s->wait)));
 		if (s->reason)
 			json_object_set_new(js, "reason", json_string(s->reason));
 		json_array_append_new(steps, js);
@@ -78,6 +86,8 @@ json_t *ab_report_json(const ab_bisect *b)
 	json_object_set_new(o, "steps", steps);
 	json_object_set_new(o, "tested", json_integer(b->tested));
 	json_object_set_new(o, "builds", json_integer((json_int_t)b->index->nbuilds));
+	if (ab_bisect_waited(b) >= 0)
+		json_object_set_new(o, "wait_seconds", json_real(ms(ab_bisect_waited(b))));
 	free(cmp);
 	return o;
 }
@@ -165,6 +175,9 @@ char *ab_report_text(const ab_bisect *b)
 	ab_buf_printf(&out, ngettext("out of %zu build in the index.\n",
 				     "out of %zu builds in the index.\n", b->index->nbuilds),
 		      b->index->nbuilds);
+	if (ab_bisect_waited(b) >= 0)
+		ab_buf_printf(&out, _("Waited %.1f s in all for builds to be downloaded, checked and unpacked.\n"),
+			      ab_bisect_waited(b));
 	for (i = 0; i < b->nsteps; i++) {
 		const ab_step *s = &b->steps[i];
 		if (s->by == AB_BY_UNAVAILABLE)

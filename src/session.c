@@ -106,7 +106,7 @@ void ab_session_add_kernel(ab_session *s, const char *type, const char *release,
 }
 
 static void add_step(ab_session *s, const char *id, ab_term v, ab_by by, double secs,
-		     const char *reason)
+		     double wait, const char *reason)
 {
 	ab_session_step *st;
 
@@ -116,6 +116,7 @@ static void add_step(ab_session *s, const char *id, ab_term v, ab_by by, double 
 	st->verdict = v;
 	st->by = by;
 	st->seconds = secs;
+	st->wait = wait;
 	st->reason = ab_xstrdup(reason);
 }
 
@@ -224,8 +225,14 @@ ab_session *ab_session_load(const char *work_dir, ab_error *err)
 			s = NULL;
 			goto out;
 		}
-		add_step(s, id, t, b, json_number_value(json_object_get(v, "seconds")),
-			 str_field(v, "reason"));
+		{
+			/* Sessions from before waits were measured have none. */
+			json_t *w = json_object_get(v, "wait_seconds");
+
+			add_step(s, id, t, b, json_number_value(json_object_get(v, "seconds")),
+				 json_is_number(w) && json_number_value(w) >= 0 ? json_number_value(w) : -1,
+				 str_field(v, "reason"));
+		}
 	}
 out:
 	json_decref(root);
@@ -253,6 +260,9 @@ int ab_session_save(const ab_session *s, const char *work_dir, ab_error *err)
 		json_t *o = json_pack("{s:s, s:s, s:s, s:f}", "id", st->id,
 				      "verdict", ab_term_name(st->verdict), "by", ab_by_name(st->by),
 				      "seconds", st->seconds);
+		if (st->wait >= 0)	/* to the millisecond, as in the report */
+			json_object_set_new(o, "wait_seconds",
+					    json_real((double)((long long)(st->wait * 1000 + 0.5)) / 1000.0));
 		if (st->reason)
 			json_object_set_new(o, "reason", json_string(st->reason));
 		json_array_append_new(steps, o);
@@ -403,7 +413,7 @@ void ab_session_capture(ab_session *s, const ab_bisect *b)
 		if (st->by == AB_BY_FAILED_BUILD)
 			continue;
 		add_step(s, b->index->builds[st->index].id, st->verdict, st->by, st->seconds,
-			 st->reason);
+			 st->wait, st->reason);
 	}
 	free(s->result);
 	s->result = ab_xstrdup(results[b->result]);
@@ -427,7 +437,7 @@ int ab_session_apply(const ab_session *s, ab_bisect *b, int by_replay, ab_error 
 		}
 		if (by_replay && by != AB_BY_UNAVAILABLE)
 			by = AB_BY_REPLAY;
-		if (ab_bisect_record(b, (size_t)pos, st->verdict, by, st->seconds, st->reason) !=
+		if (ab_bisect_record(b, (size_t)pos, st->verdict, by, st->seconds, st->wait, st->reason) !=
 		    AB_ENGINE_OK) {
 			ab_error_set(err, AB_EXIT_USAGE,
 				     _("the session's verdict '%s' on build %s contradicts its earlier verdicts"),
@@ -708,7 +718,7 @@ ab_session *ab_session_parse_log(const char *text, const char *label, ab_error *
 				}
 				free(word);
 			}
-			add_step(s, w[first + 1], t, by, secs, reason);
+			add_step(s, w[first + 1], t, by, secs, -1, reason);
 		} else {
 			ab_error_set(err, AB_EXIT_USAGE,
 				     _("%s, line %u: expected start, good, bad or skip, got '%s'"),

@@ -20,6 +20,7 @@ typedef struct ab_session_step {
 	ab_term verdict;
 	ab_by by;
 	double seconds;
+	double wait;		/* ab_step.wait; -1 when not measured */
 	char *reason;		/* why unavailable, or NULL */
 } ab_session_step;
 
