@@ -174,6 +174,14 @@ struct ctx {
 	char *text;		/* the reason (REFUSED) or the message (ERROR) */
 	char *scratch;		/* see shown_tmp */
 	int code;		/* exit status for ERROR */
+	/* The directory the last walk ended in, every component of it
+	 * found a real directory: entries in the same directory (most of
+	 * an archive) start there instead of at the root. Only this
+	 * process writes in the root, so it stays true until an entry
+	 * writes at it or above it, or writes a link (dir_cache_drop). */
+	char *dir_path;		/* relative to the root, "" for the root */
+	size_t dir_len;
+	int dir_fd;		/* -1: none */
 };
 
 /* Errors that come from this machine, not from the archive. */
@@ -331,23 +339,53 @@ static enum path_kind normalize(const char *name, char **out)
 	return PATH_OK;
 }
 
+static void dir_cache_drop(struct ctx *c)
+{
+	if (c->dir_fd >= 0)
+		close(c->dir_fd);
+	c->dir_fd = -1;
+	free(c->dir_path);
+	c->dir_path = NULL;
+}
+
+/* Whether path is the cached directory or one of the directories on
+ * the way to it. */
+static bool dir_cache_under(const struct ctx *c, const char *path)
+{
+	size_t n = strlen(path);
+
+	return c->dir_fd >= 0 && n <= c->dir_len && !memcmp(c->dir_path, path, n) &&
+	       (c->dir_path[n] == '\0' || c->dir_path[n] == '/');
+}
+
 /* Walks path (normalized, relative to the cwd, which is the root) one
  * component at a time, never following a symlink. Returns 1 with *link
  * set to the prefix that is an existing symlink (the last component
  * counts only with check_last), 0 when there is none, -1 with errno.
  * On 0, *last_st holds the last component's lstat when it exists (then
- * *exists is true); the walk stops early where nothing exists. */
-static int find_symlink(const char *path, bool check_last, char **link,
+ * *exists is true); the walk stops early where nothing exists. A walk
+ * that reaches the last component's directory leaves it in c's cache. */
+static int find_symlink(struct ctx *c, const char *path, bool check_last, char **link,
 			struct stat *last_st, bool *exists)
 {
-	const char *p = path;
+	const char *p = path, *base = strrchr(path, '/');
+	size_t parent_len = base ? (size_t)(base - path) : 0;
+	bool owned = true;	/* dfd is the walk's own, not the cache's */
 	int dfd, e;
 
 	*link = NULL;
 	*exists = false;
-	dfd = open(".", DIR_WALK_FLAGS);
-	if (dfd < 0)
-		return -1;
+	if (c->dir_fd >= 0 && parent_len >= c->dir_len &&
+	    !memcmp(path, c->dir_path, c->dir_len) &&
+	    (c->dir_len == 0 || parent_len == c->dir_len || path[c->dir_len] == '/')) {
+		dfd = c->dir_fd;
+		owned = false;
+		p = path + c->dir_len + (c->dir_len ? 1 : 0);
+	} else {
+		dfd = open(".", DIR_WALK_FLAGS);
+		if (dfd < 0)
+			return -1;
+	}
 	for (;;) {
 		const char *slash = strchr(p, '/');
 		bool last = !slash;
@@ -355,21 +393,33 @@ static int find_symlink(const char *path, bool check_last, char **link,
 		struct stat st;
 		int nfd;
 
-		if (last && !check_last)
-			break;
+		if (last) {
+			/* Every directory on the way is a real one. */
+			if (owned) {
+				dir_cache_drop(c);
+				c->dir_path = ab_xstrndup(path, parent_len);
+				c->dir_len = parent_len;
+				c->dir_fd = dfd;
+				owned = false;
+			}
+			if (!check_last)
+				break;
+		}
 		comp = last ? ab_xstrdup(p) : ab_xstrndup(p, (size_t)(slash - p));
 		if (fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			e = errno;
 			free(comp);
 			if (e == ENOENT)
 				break;	/* nothing deeper exists either */
-			close(dfd);
+			if (owned)
+				close(dfd);
 			errno = e;
 			return -1;
 		}
 		if (S_ISLNK(st.st_mode)) {
 			free(comp);
-			close(dfd);
+			if (owned)
+				close(dfd);
 			*link = last ? ab_xstrdup(path) : ab_xstrndup(path, (size_t)(slash - path));
 			return 1;
 		}
@@ -386,15 +436,18 @@ static int find_symlink(const char *path, bool check_last, char **link,
 		nfd = openat(dfd, comp, DIR_WALK_FLAGS);
 		e = errno;
 		free(comp);
-		close(dfd);
+		if (owned)
+			close(dfd);
 		if (nfd < 0) {
 			errno = e;
 			return -1;
 		}
 		dfd = nfd;
+		owned = true;
 		p = slash + 1;
 	}
-	close(dfd);
+	if (owned)
+		close(dfd);
 	return 0;
 }
 
@@ -524,7 +577,7 @@ static ab_unpack_rc do_entry(struct ctx *c, struct archive_entry *e)
 		case PATH_OK:
 			break;
 		}
-		r = find_symlink(target, true, &link, &st, &exists);
+		r = find_symlink(c, target, true, &link, &st, &exists);
 		if (r < 0) {
 			rc = walk_failure(c, name, errno);
 			goto out;
@@ -550,7 +603,7 @@ static ab_unpack_rc do_entry(struct ctx *c, struct archive_entry *e)
 	/* Nothing is written through an existing symlink. A symlink entry
 	 * may replace a symlink (nothing goes through it), not a directory:
 	 * libarchive fixes directory modes and times up at close. */
-	r = find_symlink(path, true, &link, &st, &exists);
+	r = find_symlink(c, path, true, &link, &st, &exists);
 	if (r < 0) {
 		rc = walk_failure(c, name, errno);
 		goto out;
@@ -586,6 +639,12 @@ static ab_unpack_rc do_entry(struct ctx *c, struct archive_entry *e)
 	archive_entry_acl_clear(e);
 	archive_entry_xattr_clear(e);
 	archive_entry_set_fflags(e, 0, 0);
+
+	/* What this entry writes may change the cached directory or the
+	 * way to it: a link, or anything at or above it, and the walks
+	 * start from the root again. */
+	if (hardlink || symlink_entry || dir_cache_under(c, path))
+		dir_cache_drop(c);
 
 	if (archive_write_header(c->out, e) < ARCHIVE_WARN) {
 		rc = write_failure(c, name);
@@ -775,7 +834,7 @@ static void child(pid_t parent, int wfd, int src, ab_artifact_type type, const c
 		  const char *root, uint64_t max)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
-	struct ctx c = { .path = path, .root = root, .max = max };
+	struct ctx c = { .path = path, .root = root, .max = max, .dir_fd = -1 };
 	struct wire w;
 	ab_unpack_rc rc;
 	struct sigaction sa;
@@ -815,6 +874,7 @@ static void child(pid_t parent, int wfd, int src, ab_artifact_type type, const c
 		archive_write_free(c.out);
 	}
 	free(c.scratch);
+	dir_cache_drop(&c);
 	w.rc = rc;
 	w.code = c.code;
 	w.len = c.text ? (uint32_t)strlen(c.text) : 0;

@@ -443,6 +443,20 @@ static void test_layout(void)
 		{ "bad\xff\xfe", F, 0644, "bytes\n", 0 },
 		{ "esc\x1b[31m", F, 0644, "esc\n", 0 },
 	};
+	/* Walks start from the directory of the entry before when they can:
+	 * entries that move between directories, up and down, at the root. */
+	const struct ent hops[] = {
+		{ "a/1", F, 0644, "a1\n", 0 },
+		{ "b/1", F, 0644, "b1\n", 0 },
+		{ "a/2", F, 0644, "a2\n", 0 },
+		{ "a/c/1", F, 0644, "ac1\n", 0 },
+		{ "a/3", F, 0644, "a3\n", 0 },
+		{ "top", F, 0644, "top\n", 0 },
+		{ "b/d/e/1", F, 0644, "bde1\n", 0 },
+		{ "a/c/2", F, 0644, "ac2\n", 0 },
+		{ "a/c", D, 0755, NULL, 0 },
+		{ "a/c/3", F, 0644, "ac3\n", 0 },
+	};
 	const struct ent relink[] = {
 		{ "x", L, 0777, "a", 0 },
 		{ "x", L, 0777, "b", 0 },
@@ -453,6 +467,17 @@ static void test_layout(void)
 	char buf[16], *p;
 	ssize_t n;
 
+	if (good("hops between directories", "hops.tar", "pax", NULL, AB_ART_TAR, hops, N(hops))) {
+		const char *files[] = { "a/1", "b/1", "a/2", "a/c/1", "a/3", "top", "b/d/e/1",
+					"a/c/2", "a/c/3" };
+		size_t i, whole = 0;
+
+		for (i = 0; i < N(files); i++)
+			whole += S_ISREG(mode_of(files[i]));
+		tap_ok(whole == N(files), "hops between directories: every file in its place (%zu)",
+		       whole);
+	}
+	fresh_root();
 	if (good("symlink over symlink", "relink.tar", "pax", NULL, AB_ART_TAR, relink, N(relink))) {
 		p = in_root("x");
 		n = readlink(p, buf, sizeof buf - 1);
@@ -542,6 +567,25 @@ static void test_attacks(void)
 		{ "d", D, 0777, NULL, 0 },
 		{ "d", L, 0777, abs_dir, 0 },
 	};
+	/* The directory the last walk ended in is trusted by the next one;
+	 * whatever changes it or the way to it must make them look again. */
+	const struct ent link_over_walked_dir[] = {
+		{ "a/b/x", F, 0644, "x\n", 0 },
+		{ "a/b", L, 0777, abs_dir, 0 },
+		{ "a/b/pwned", F, 0644, "through the link\n", 0 },
+	};
+	const struct ent link_over_walked_file[] = {
+		{ "a/b/x", F, 0644, "x\n", 0 },
+		{ "a/b/c", F, 0644, "c\n", 0 },
+		{ "a/b/c", L, 0777, abs_dir, 0 },
+		{ "a/b/c/pwned", F, 0644, "through the link\n", 0 },
+	};
+	const struct ent link_beside_walked_dir[] = {
+		{ "a/x", F, 0644, "x\n", 0 },
+		{ "a/l", L, 0777, abs_dir, 0 },
+		{ "a/x2", F, 0644, "x2\n", 0 },
+		{ "a/l/pwned", F, 0644, "through the link\n", 0 },
+	};
 	const struct ent hard_passwd[] = {
 		{ "hl", H, 0644, "/etc/passwd", 0 },
 	};
@@ -603,6 +647,13 @@ static void test_attacks(void)
 	tap_ok(!exists_in(outside, "newdir"), "directory through symlink: nothing made outside");
 	attack("symlink replacing a directory", "pax", link_over_dir, N(link_over_dir),
 	       "symlink replaces a directory");
+	attack("symlink over a walked directory", "pax", link_over_walked_dir,
+	       N(link_over_walked_dir), "'a/b': symlink replaces a directory");
+	attack("symlink over a file in a walked directory", "pax", link_over_walked_file,
+	       N(link_over_walked_file), "'a/b/c/pwned': writes through symlink 'a/b/c'");
+	attack("symlink beside a walked directory", "pax", link_beside_walked_dir,
+	       N(link_beside_walked_dir), "'a/l/pwned': writes through symlink 'a/l'");
+	tap_ok(!exists_in(outside, "pwned"), "walked directories: nothing written outside");
 	attack("hard link to /etc/passwd", "pax", hard_passwd, N(hard_passwd),
 	       "'hl': hard link target '/etc/passwd' is absolute");
 	attack("hard link to ../outside", "pax", hard_dotdot, N(hard_dotdot),
