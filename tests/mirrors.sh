@@ -65,4 +65,55 @@ is "$RC" 2 "a mirror that is a number: exit 2"
 like "$ERR" 'mirrors\[0\]: expected a URL string' "the message says what was expected"
 is "$(count_requests '^GET /builds/')" 0 "nothing downloaded for a bad index"
 
+# The issue's acceptance case: a host that answers 503 twice and then
+# cuts every body short. Eight builds; the bisection tests b0003, b0005
+# and b0004 and finds b0005.
+mkfarm --out "$T/small" --builds 8 --culprit 5
+mkfarm --out "$T/small-m" --builds 8 --culprit 5 --missing 3
+faulty() { # PATH... -> a faults table giving each path 503, 503, then cut bodies
+	"$PYTHON3" -c 'import json,sys; print(json.dumps({p: ["503", "503", "always:truncate"] for p in sys.argv[1:]}))' "$@"
+}
+# (1) The first host is the bad one; the mirror has the same files.
+"$PYTHON3" "$TESTS_SRCDIR/httpserver.py" --root "$T/small" --port 0 \
+	--port-file "$T/small.port" --log "$T/small.log" --faults /dev/null 2>"$T/small.err" &
+SPID=$!
+at_exit "kill $SPID 2>/dev/null"
+i=0
+while [ ! -s "$T/small.port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+SBASE="http://127.0.0.1:$(cat "$T/small.port")"
+with_mirrors "$T/small/index.json" "$T/small/mirrored.json" "$SBASE/"
+start_server "$T/small"
+set_faults "$(faulty builds/b0003.tar.gz builds/b0004.tar.gz builds/b0005.tar.gz)"
+run "$ARTBISECT" --index "$BASE/mirrored.json" --probe ./usr/bin/app --json --no-prefetch \
+	--cache-dir "$T/cache-x" --work-dir "$T/work-x"
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0005 "503, 503, then cut bodies: the mirror gives the right answer"
+is "$(count_requests '^GET /builds/b0003.tar.gz 503')" 2 "the first host answered 503 twice"
+is "$(count_requests '^GET /builds/b0003.tar.gz 200')" 1 "then cut the body short"
+is "$(grep -c '^GET /builds/b0003.tar.gz 200' "$T/small.log")" 1 "then the mirror gave it"
+is "$(echo "$OUT" | json_get - tested)" 3 "every tested build came whole (three probes)"
+like "$ERR" "gave up after 3 tries: .*; trying the mirror $SBASE/builds/b0003.tar.gz" "the switch is reported"
+set_faults '{}'
+# (2) The mirror is the bad one, for a build the first host lacks: that
+# build is unavailable and the bisection goes round it.
+echo "$(faulty builds/b0003.tar.gz)" > "$T/small-faults.json"
+kill "$SPID" 2>/dev/null
+wait "$SPID" 2>/dev/null
+rm -f "$T/small.port"
+"$PYTHON3" "$TESTS_SRCDIR/httpserver.py" --root "$T/small" --port 0 \
+	--port-file "$T/small.port" --log "$T/small2.log" --faults "$T/small-faults.json" 2>"$T/small.err" &
+SPID=$!
+at_exit "kill $SPID 2>/dev/null"
+i=0
+while [ ! -s "$T/small.port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+SBASE="http://127.0.0.1:$(cat "$T/small.port")"
+with_mirrors "$T/small-m/index.json" "$T/small-m/mirrored.json" "$SBASE/"
+start_server "$T/small-m"
+run "$ARTBISECT" --index "$BASE/mirrored.json" --probe ./usr/bin/app --json --no-prefetch \
+	--cache-dir "$T/cache-y" --work-dir "$T/work-y"
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0005 "a bad mirror for a missing build: still the right answer"
+is "$(grep -c '^GET /builds/b0003.tar.gz 503' "$T/small2.log")" 2 "the mirror answered 503 twice"
+has_step "$OUT" id=b0003 by=unavailable "reason=b0003.tar.gz: gave up after 3 tries: "
+tap_ok $? "the build is unavailable, and the report says why"
+is "$(ls "$T/cache-y/sha256" | grep -c .)" "$(echo "$OUT" | json_get - tested)" "only whole, verified files reached the cache"
+
 plan_done
