@@ -45,6 +45,9 @@ ratio() { echo "$1 / $2" | bc -l | xargs printf '%.2f'; }
 waited() { # JSON-REPORT -> the run's wait_seconds, two decimals
 	"$PY" -c 'import json,sys; print("%.2f" % json.load(open(sys.argv[1]))["wait_seconds"])' "$1"
 }
+fetched() { # JSON-REPORT -> the run's downloaded_bytes, in MB
+	"$PY" -c 'import json,sys; print("%.0f" % (json.load(open(sys.argv[1]))["downloaded_bytes"] / 1e6))' "$1"
+}
 
 echo "artbisect benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $AB"
 echo
@@ -66,8 +69,9 @@ on=$(OUT=$W/on.json run_farm --json)
 off=$(OUT=$W/off.json run_farm --no-prefetch --json)
 echo "1. 64 builds of $((size / 1000000)) MB, 8 MB/s link, 1 s probe, $steps steps"
 printf '   %-28s %6s s\n' "ideal (probe x steps + 1 dl)" "$ideal"
-printf '   %-28s %6s s  (waited %s s for builds, by its report)\n' \
-	"prefetch (default)" "$on" "$(waited "$W/on.json")" "--no-prefetch" "$off" "$(waited "$W/off.json")"
+printf '   %-28s %6s s  (by its report: waited %s s for builds, downloaded %s MB)\n' \
+	"prefetch (default)" "$on" "$(waited "$W/on.json")" "$(fetched "$W/on.json")" \
+	"--no-prefetch" "$off" "$(waited "$W/off.json")" "$(fetched "$W/off.json")"
 printf '   prefetch / no-prefetch = %s (target <= 0.80), prefetch / ideal = %s (target <= 1.25)\n' \
 	"$(ratio "$on" "$off")" "$(ratio "$on" "$ideal")"
 echo

@@ -78,6 +78,7 @@ ab_bisect *ab_bisect_new(const ab_index *idx, size_t good_idx, size_t bad_idx,
 	b = ab_xcalloc(1, sizeof *b);
 	b->index = idx;
 	b->opt = *opt;
+	b->opt.fetch.received = &b->downloaded;
 	b->round_download = -1.0;
 	b->engine = ab_engine_new(idx->nbuilds, old_idx, new_idx);
 	b->probe_step = 1;

@@ -95,6 +95,8 @@ struct ab_bisect {
 	struct ab_prefetch *prefetch;	/* during ab_bisect_run, when enabled */
 	double round_download;	/* --jobs: seconds a build of the last round took
 				 * to arrive, per build; negative until measured */
+	int64_t downloaded;	/* artifact bytes received over the network by
+				 * the session, prefetch included (atomic) */
 };
 
 /* good_idx and bad_idx are the given (or default) ends; with find_fix

@@ -57,6 +57,7 @@ typedef struct xfer {
 	int restarted;		/* the server refused a range once */
 	size_t mirror;		/* mirrors of the item tried so far */
 	const ab_fetch_callbacks *cb;
+	int64_t *total;		/* ab_fetch_options.received */
 } xfer;
 
 static int write_out(xfer *x, const char *p, size_t n)
@@ -212,6 +213,8 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud)
 	}
 	ab_sha256_update(x->hash, ptr, n);
 	x->received += (int64_t)n;
+	if (x->total)
+		__atomic_fetch_add(x->total, (int64_t)n, __ATOMIC_RELAXED);
 	/* Start writing back every few MB, so that the fsync before the
 	 * rename finds little left to do. */
 	if (x->synced > x->received)
@@ -706,6 +709,7 @@ int ab_fetch_artifacts(ab_cache *cache, const ab_fetch_options *opt,
 		xs[todo].url = it->url;
 		xs[todo].fd = -1;
 		xs[todo].cb = cb;
+		xs[todo].total = opt->received;
 		xs[todo].state = XFER_WAITING;
 		todo++;
 	}

@@ -29,6 +29,9 @@ typedef struct ab_fetch_options {
 	double backoff;		/* seconds before the first retry, doubling */
 	const char *cacert;	/* NULL: the system's CAs */
 	volatile sig_atomic_t *cancel;	/* set by a signal handler: stop now */
+	int64_t *received;	/* NULL, or a total that every artifact byte
+				 * received is added to (atomically: prefetch
+				 * threads share it) */
 } ab_fetch_options;
 
 void ab_fetch_options_default(ab_fetch_options *o);

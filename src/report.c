@@ -47,9 +47,13 @@ int ab_report_exit_status(const ab_bisect *b)
 	}
 }
 
-/* Seconds to the millisecond: a report has no use for more digits. */
+/* Seconds to the millisecond: a report has no use for more digits.
+ * (A number from a hand-edited session may be anything: only what a
+ * long long holds is rounded.) */
 static double ms(double seconds)
 {
+	if (!(seconds >= 0 && seconds < 1e12))
+		return seconds >= 0 ? 1e12 : 0;
 	return (double)((long long)(seconds * 1000 + 0.5)) / 1000.0;
 }
 
@@ -88,6 +92,8 @@ json_t *ab_report_json(const ab_bisect *b)
 	json_object_set_new(o, "builds", json_integer((json_int_t)b->index->nbuilds));
 	if (ab_bisect_waited(b) >= 0)
 		json_object_set_new(o, "wait_seconds", json_real(ms(ab_bisect_waited(b))));
+	json_object_set_new(o, "downloaded_bytes",
+			    json_integer((json_int_t)__atomic_load_n(&b->downloaded, __ATOMIC_RELAXED)));
 	free(cmp);
 	return o;
 }
@@ -175,6 +181,13 @@ char *ab_report_text(const ab_bisect *b)
 	ab_buf_printf(&out, ngettext("out of %zu build in the index.\n",
 				     "out of %zu builds in the index.\n", b->index->nbuilds),
 		      b->index->nbuilds);
+	{
+		char size[32];
+
+		ab_buf_printf(&out, _("Downloaded %s of artifacts (prefetched builds included).\n"),
+			      ab_format_size((long long)__atomic_load_n(&b->downloaded, __ATOMIC_RELAXED),
+					     size));
+	}
 	if (ab_bisect_waited(b) >= 0)
 		ab_buf_printf(&out, _("Waited %.1f s in all for builds to be downloaded, checked and unpacked.\n"),
 			      ab_bisect_waited(b));

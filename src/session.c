@@ -208,6 +208,9 @@ ab_session *ab_session_load(const char *work_dir, ab_error *err)
 		if (t && r && nm)
 			ab_session_add_kernel(s, t, r, nm);
 	}
+	/* Absent in sessions from before it was counted. */
+	v = json_object_get(root, "downloaded_bytes");
+	s->downloaded = json_is_integer(v) && json_integer_value(v) > 0 ? (int64_t)json_integer_value(v) : 0;
 	v = json_object_get(root, "probe_step");
 	s->probe_step = json_is_integer(v) && json_integer_value(v) > 0
 		? (unsigned)json_integer_value(v) : 1;
@@ -260,7 +263,7 @@ int ab_session_save(const ab_session *s, const char *work_dir, ab_error *err)
 		json_t *o = json_pack("{s:s, s:s, s:s, s:f}", "id", st->id,
 				      "verdict", ab_term_name(st->verdict), "by", ab_by_name(st->by),
 				      "seconds", st->seconds);
-		if (st->wait >= 0)	/* to the millisecond, as in the report */
+		if (st->wait >= 0 && st->wait < 1e12)	/* to the millisecond, as in the report */
 			json_object_set_new(o, "wait_seconds",
 					    json_real((double)((long long)(st->wait * 1000 + 0.5)) / 1000.0));
 		if (st->reason)
@@ -278,6 +281,7 @@ int ab_session_save(const ab_session *s, const char *work_dir, ab_error *err)
 	json_object_set_new(root, "message", str_or_null(s->message));
 	json_object_set_new(root, "started", str_or_null(s->started));
 	json_object_set_new(root, "probe_step", json_integer(s->probe_step));
+	json_object_set_new(root, "downloaded_bytes", json_integer((json_int_t)s->downloaded));
 	json_object_set_new(root, "steps", steps);
 	if (s->running_kernel)
 		json_object_set_new(root, "running_kernel", json_string(s->running_kernel));
@@ -418,6 +422,7 @@ void ab_session_capture(ab_session *s, const ab_bisect *b)
 	free(s->result);
 	s->result = ab_xstrdup(results[b->result]);
 	s->probe_step = b->probe_step;
+	s->downloaded = __atomic_load_n(&b->downloaded, __ATOMIC_RELAXED);
 }
 
 int ab_session_apply(const ab_session *s, ab_bisect *b, int by_replay, ab_error *err)
@@ -447,6 +452,8 @@ int ab_session_apply(const ab_session *s, ab_bisect *b, int by_replay, ab_error 
 	}
 	if (s->probe_step > b->probe_step)
 		b->probe_step = s->probe_step;
+	if (!by_replay)
+		__atomic_fetch_add(&b->downloaded, s->downloaded, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -513,6 +520,7 @@ char *ab_session_log(const ab_session *s)
 		free(q);
 	}
 	ab_buf_puts(&out, "\n");
+	ab_buf_printf(&out, "# downloaded %lld bytes\n", (long long)s->downloaded);
 	for (i = 0; i < s->nsteps; i++) {
 		const ab_session_step *st = &s->steps[i];
 		char *q = ab_shell_quote(st->id);
@@ -523,8 +531,11 @@ char *ab_session_log(const ab_session *s)
 		if (st->reason) {
 			ab_buf_puts(&out, ": ");
 			put_comment(&out, st->reason);
-		} else if (st->seconds > 0) {
-			ab_buf_printf(&out, ", %.3f s", st->seconds);
+		} else {
+			if (st->seconds > 0)
+				ab_buf_printf(&out, ", %.3f s", st->seconds);
+			if (st->wait >= 0)
+				ab_buf_printf(&out, ", waited %.3f s", st->wait);
 		}
 		ab_buf_puts(&out, "\n");
 	}
@@ -669,6 +680,10 @@ ab_session *ab_session_parse_log(const char *text, const char *label, ab_error *
 				free(started);
 				started = ab_xstrdup(comment + 9);
 				started[strcspn(started, "\r")] = '\0';
+			} else if (comment && s && !strncmp(comment, " downloaded ", 12)) {
+				long long v = strtoll(comment + 12, NULL, 10);
+
+				s->downloaded = v > 0 ? v : 0;
 			}
 		} else if (!strcmp(w[first], "start")) {
 			const char *good = start_value(w + first, n - first, "--good");
@@ -688,7 +703,7 @@ ab_session *ab_session_parse_log(const char *text, const char *label, ab_error *
 		} else if (term_from_name(w[first], &t) == 0) {
 			ab_by by = AB_BY_REPLAY;
 			const char *reason = NULL;
-			double secs = 0;
+			double secs = 0, wait = -1;
 
 			if (!s) {
 				ab_error_set(err, AB_EXIT_USAGE,
@@ -701,8 +716,9 @@ ab_session *ab_session_parse_log(const char *text, const char *label, ab_error *
 				goto bad;
 			}
 			/* The comment keeps who gave the verdict ("user", "probe,
-			 * 1.250 s", "unavailable: why"), so that a replayed session
-			 * is the same; a hand-written line is the replay's own. */
+			 * 1.250 s, waited 0.400 s", "unavailable: why"), so that a
+			 * replayed session is the same; a hand-written line is the
+			 * replay's own. */
 			if (comment) {
 				const char *c = comment + strspn(comment, " ");
 				size_t wl = strcspn(c, ",: ");
@@ -710,15 +726,21 @@ ab_session *ab_session_parse_log(const char *text, const char *label, ab_error *
 				ab_by named;
 
 				if (by_from_name(word, &named) == 0) {
+					const char *w8 = strstr(c + wl, ", waited ");
+
 					by = named;
 					if (c[wl] == ':' && c[wl + 1] == ' ')
 						reason = c + wl + 2;
 					else if (c[wl] == ',')
 						secs = strtod(c + wl + 1, NULL);
+					if (!reason && w8)
+						wait = strtod(w8 + 9, NULL);
+					if (!(wait < 1e12))
+						wait = -1;	/* nan, inf: not a wait */
 				}
 				free(word);
 			}
-			add_step(s, w[first + 1], t, by, secs, -1, reason);
+			add_step(s, w[first + 1], t, by, secs, wait >= 0 ? wait : -1, reason);
 		} else {
 			ab_error_set(err, AB_EXIT_USAGE,
 				     _("%s, line %u: expected start, good, bad or skip, got '%s'"),

@@ -40,6 +40,7 @@ typedef struct ab_session {
 	char *message;		/* why it stopped (aborted), or NULL */
 	char *started;		/* UTC, ISO 8601 */
 	unsigned probe_step;	/* ARTBISECT_STEP of the next probe */
+	int64_t downloaded;	/* ab_bisect.downloaded */
 	ab_session_step *steps;
 	size_t nsteps;
 	char *running_kernel;	/* uname -r at start, never removed; or NULL */

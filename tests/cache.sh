@@ -30,11 +30,21 @@ like "$OUT" "^${sha:0:12} .*$BASE/builds/$last\.tar\.gz" "cache list names the U
 like "$OUT" "entries?, .* in $T/cache" "cache list ends with the total"
 
 # Without a cap worth speaking of, a second run downloads nothing.
+# The report counts the artifact bytes that came over the network: all
+# the server sent the first time, none the second.
 rm -rf "$T/cache"
+reset_log
 run ab --cache-size 1G
+served=$(awk '$1 == "GET" && $2 ~ /^\/builds\// {s += $4} END {print s + 0}' "$T/server.log")
+tap_ok $(( served > 0 ? 0 : 1 )) "first run: the server sent the builds ($served bytes)"
+is "$(echo "$OUT" | json_get - downloaded_bytes)" "$served" "first run: the report counts every byte the server sent"
 reset_log
 run ab --cache-size 1G
 is "$(count_requests '^GET /builds/')" 0 "a second run with room in the cache downloads nothing"
+is "$(echo "$OUT" | json_get - downloaded_bytes)" 0 "second run: the report says 0 bytes downloaded"
+run env LC_ALL=C LANGUAGE= "$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app --no-prefetch \
+	--cache-dir "$T/cache" --work-dir "$T/work-text"
+like "$OUT" 'Downloaded 0 B of artifacts \(prefetched builds included\)\.' "the text report says so too"
 
 # clean --older-than keeps what was used recently; clean empties it all,
 # partial downloads included.

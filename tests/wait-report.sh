@@ -1,7 +1,8 @@
 #!/bin/bash
 # The report says how long each step waited for its build (download,
-# checks, unpacking) and how long the run waited in all; the waits are
-# kept in the session, so a resumed run reports them too. The server's
+# checks, unpacking), how long the run waited in all and how many bytes
+# it downloaded; both are kept in the session, so a resumed run reports
+# them too. The server's
 # rate limit gives each download a floor (0.5 s), which the waits must
 # cover; nothing here asserts an upper bound (speed is bench/'s job).
 set -u
@@ -63,20 +64,39 @@ cat > "$T/probe.sh" <<'P'
 ./usr/bin/app
 P
 export T
+reset_log
 run "$ARTBISECT" --index "$BASE/index.json" --probe "sh $T/probe.sh" --json --no-prefetch \
 	--cache-dir "$T/cache" --work-dir "$T/work"
 is "$RC" 4 "probe abort: exit 4"
 is "$(json_get "$T/work/session.json" steps.1.by)" probe "probe abort: two steps are saved"
 saved=$(json_get "$T/work/session.json" steps.0.wait_seconds)
 like "$saved" '^[0-9]+(\.[0-9]+)?$' "probe abort: the session keeps a step's wait"
+served() { awk '$1 == "GET" && $2 ~ /^\/builds\// {s += $4} END {print s + 0}' "$T/server.log"; }
+before=$(served)
+is "$(json_get "$T/work/session.json" downloaded_bytes)" "$before" "probe abort: the session keeps the bytes downloaded"
+reset_log
 run "$ARTBISECT" run --probe "sh $T/probe.sh" --json --work-dir "$T/work" --cache-dir "$T/cache"
 echo "$OUT" > "$T/resumed.json"
+is "$(json_get "$T/resumed.json" downloaded_bytes)" "$((before + $(served)))" \
+	"resumed: the report counts the bytes of both runs"
 is "$RC/$(json_get "$T/resumed.json" first_new.id)" 0/b0009 "resumed: found b0009"
 # (The third build came in before the probe aborted: now it is cached.)
 is "$(check_waits "$T/resumed.json" 0 2>&1)" ok "resumed: every step has a wait; the total is their sum"
 tap_ok "$("$PYTHON3" -c 'import json,sys; s=json.load(open(sys.argv[1]))["steps"]; print(0 if min(s[0]["wait_seconds"], s[1]["wait_seconds"]) >= 0.45 else 1)' "$T/resumed.json")" \
 	"resumed: the first two steps keep the waits of their downloads"
 is "$(json_get "$T/resumed.json" steps.0.wait_seconds)" "$saved" "resumed: the first step's wait is the saved one"
+
+# The session log keeps them too: a replayed session reports the same.
+run "$ARTBISECT" log --work-dir "$T/work"
+echo "$OUT" > "$T/session.log"
+like "$OUT" '# probe, [0-9.]+ s, waited [0-9.]+ s' "log: a step's comment has its wait"
+run "$ARTBISECT" reset --work-dir "$T/work"
+run "$ARTBISECT" replay "$T/session.log" --work-dir "$T/work"
+is "$RC" 0 "replay: exit 0"
+run "$ARTBISECT" status --json --work-dir "$T/work"
+echo "$OUT" > "$T/replayed.json"
+pick() { "$PYTHON3" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r.get("downloaded_bytes"), [s.get("wait_seconds") for s in r["steps"]])' "$1"; }
+is "$(pick "$T/replayed.json")" "$(pick "$T/resumed.json")" "replay: the same step waits and bytes as the session logged"
 
 # A session written before waits were measured: its steps have none,
 # and the report says nothing about them rather than a made-up zero.
