@@ -4,16 +4,24 @@
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
 
+# A server beside start_server's, for mirrors: sets SPID and SBASE.
+nsecond=0
+second_server() { # ROOT LOG FAULTS
+	local port="$T/second-$nsecond.port" i=0
+	nsecond=$((nsecond + 1))
+	"$PYTHON3" "$TESTS_SRCDIR/httpserver.py" --root "$1" --port 0 \
+		--port-file "$port" --log "$2" --faults "$3" 2>>"$T/second.err" &
+	SPID=$!
+	at_exit "kill $SPID 2>/dev/null"
+	while [ ! -s "$port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	SBASE="http://127.0.0.1:$(cat "$port")"
+}
+
 # The primary lacks two builds; the mirror (same bytes) has them all.
 mkfarm --out "$T/primary" --builds 32 --culprit 20 --missing 15,23
 mkfarm --out "$T/mirror" --builds 32 --culprit 20
-"$PYTHON3" "$TESTS_SRCDIR/httpserver.py" --root "$T/mirror" --port 0 \
-	--port-file "$T/mirror.port" --log "$T/mirror.log" --faults /dev/null 2>"$T/mirror.err" &
-MPID=$!
-at_exit "kill $MPID 2>/dev/null"
-i=0
-while [ ! -s "$T/mirror.port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-MBASE="http://127.0.0.1:$(cat "$T/mirror.port")"
+second_server "$T/mirror" "$T/mirror.log" /dev/null
+MBASE=$SBASE
 
 with_mirrors() { # SRC DST MIRROR...
 	"$PYTHON3" - "$@" <<'PY'
@@ -74,13 +82,7 @@ faulty() { # PATH... -> a faults table giving each path 503, 503, then cut bodie
 	"$PYTHON3" -c 'import json,sys; print(json.dumps({p: ["503", "503", "always:truncate"] for p in sys.argv[1:]}))' "$@"
 }
 # (1) The first host is the bad one; the mirror has the same files.
-"$PYTHON3" "$TESTS_SRCDIR/httpserver.py" --root "$T/small" --port 0 \
-	--port-file "$T/small.port" --log "$T/small.log" --faults /dev/null 2>"$T/small.err" &
-SPID=$!
-at_exit "kill $SPID 2>/dev/null"
-i=0
-while [ ! -s "$T/small.port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-SBASE="http://127.0.0.1:$(cat "$T/small.port")"
+second_server "$T/small" "$T/small.log" /dev/null
 with_mirrors "$T/small/index.json" "$T/small/mirrored.json" "$SBASE/"
 start_server "$T/small"
 set_faults "$(faulty builds/b0003.tar.gz builds/b0004.tar.gz builds/b0005.tar.gz)"
@@ -98,14 +100,7 @@ set_faults '{}'
 echo "$(faulty builds/b0003.tar.gz)" > "$T/small-faults.json"
 kill "$SPID" 2>/dev/null
 wait "$SPID" 2>/dev/null
-rm -f "$T/small.port"
-"$PYTHON3" "$TESTS_SRCDIR/httpserver.py" --root "$T/small" --port 0 \
-	--port-file "$T/small.port" --log "$T/small2.log" --faults "$T/small-faults.json" 2>"$T/small.err" &
-SPID=$!
-at_exit "kill $SPID 2>/dev/null"
-i=0
-while [ ! -s "$T/small.port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-SBASE="http://127.0.0.1:$(cat "$T/small.port")"
+second_server "$T/small" "$T/small2.log" "$T/small-faults.json"
 with_mirrors "$T/small-m/index.json" "$T/small-m/mirrored.json" "$SBASE/"
 start_server "$T/small-m"
 run "$ARTBISECT" --index "$BASE/mirrored.json" --probe ./usr/bin/app --json --no-prefetch \
