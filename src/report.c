@@ -47,16 +47,6 @@ int ab_report_exit_status(const ab_bisect *b)
 	}
 }
 
-/* Seconds to the millisecond: a report has no use for more digits.
- * (A number from a hand-edited session may be anything: only what a
- * long long holds is rounded.) */
-static double ms(double seconds)
-{
-	if (!(seconds >= 0 && seconds < 1e12))
-		return seconds >= 0 ? 1e12 : 0;
-	return (double)((long long)(seconds * 1000 + 0.5)) / 1000.0;
-}
-
 json_t *ab_report_json(const ab_bisect *b)
 {
 	size_t lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine), i;
@@ -80,9 +70,9 @@ json_t *ab_report_json(const ab_bisect *b)
 				       "index", (json_int_t)s->index,
 				       "verdict", ab_term_name(s->verdict),
 				       "by", ab_by_name(s->by),
-				       "seconds", ms(s->seconds));
+				       "seconds", ab_round_ms(s->seconds));
 		if (s->wait >= 0)
-			json_object_set_new(js, "wait_seconds", json_real(ms(s->wait)));
+			json_object_set_new(js, "wait_seconds", json_real(ab_round_ms(s->wait)));
 		if (s->reason)
 			json_object_set_new(js, "reason", json_string(s->reason));
 		json_array_append_new(steps, js);
@@ -91,7 +81,7 @@ json_t *ab_report_json(const ab_bisect *b)
 	json_object_set_new(o, "tested", json_integer(b->tested));
 	json_object_set_new(o, "builds", json_integer((json_int_t)b->index->nbuilds));
 	if (ab_bisect_waited(b) >= 0)
-		json_object_set_new(o, "wait_seconds", json_real(ms(ab_bisect_waited(b))));
+		json_object_set_new(o, "wait_seconds", json_real(ab_round_ms(ab_bisect_waited(b))));
 	json_object_set_new(o, "downloaded_bytes",
 			    json_integer((json_int_t)__atomic_load_n(&b->downloaded, __ATOMIC_RELAXED)));
 	free(cmp);

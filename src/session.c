@@ -263,9 +263,8 @@ int ab_session_save(const ab_session *s, const char *work_dir, ab_error *err)
 		json_t *o = json_pack("{s:s, s:s, s:s, s:f}", "id", st->id,
 				      "verdict", ab_term_name(st->verdict), "by", ab_by_name(st->by),
 				      "seconds", st->seconds);
-		if (st->wait >= 0 && st->wait < 1e12)	/* to the millisecond, as in the report */
-			json_object_set_new(o, "wait_seconds",
-					    json_real((double)((long long)(st->wait * 1000 + 0.5)) / 1000.0));
+		if (st->wait >= 0)
+			json_object_set_new(o, "wait_seconds", json_real(ab_round_ms(st->wait)));
 		if (st->reason)
 			json_object_set_new(o, "reason", json_string(st->reason));
 		json_array_append_new(steps, o);

@@ -289,6 +289,13 @@ double ab_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+double ab_round_ms(double seconds)
+{
+	if (!(seconds >= 0 && seconds < 1e12))
+		return seconds >= 0 ? 1e12 : 0;
+	return (double)((long long)(seconds * 1000 + 0.5)) / 1000.0;
+}
+
 char *ab_safe_name(const char *s)
 {
 	char *p = ab_xstrdup(s), *q;

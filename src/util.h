@@ -55,6 +55,10 @@ ab_pending_write *ab_write_begin(const char *path, const void *data, size_t len,
 int ab_write_finish(ab_pending_write *w, int keep, ab_error *err);
 /* Monotonic seconds. */
 double ab_now(void);
+/* Seconds to the millisecond, as reports and sessions keep them. A number
+ * read back from a hand-edited file may be anything: it is bounded to
+ * [0, 1e12] before it is rounded. */
+double ab_round_ms(double seconds);
 /* "500M", "20G", "1048576" -> bytes (K, M, G, T are powers of 1024).
  * 0, or -1 when s is not a size. */
 int ab_parse_size(const char *s, long long *out);
