@@ -217,13 +217,13 @@ static void early_unpack(void *ud, size_t key, const ab_fetch_item *items, size_
 		v = ab_rpm_verify(items[i].path, b->opt.keyring, &why, &err);
 		free(why);
 		ab_error_clear(&err);
-		if (v != AB_RPM_OK || *cancel)
+		if (v != AB_RPM_OK || ab_cancelled(cancel))
 			goto out;
 	}
 	ab_remove_tree(done);
 	if (ab_remove_tree(tmp) < 0 || ab_mkdir_p(tmp) < 0)
 		goto out;
-	for (i = 0; i < n && ok && !*cancel; i++) {
+	for (i = 0; i < n && ok && !ab_cancelled(cancel); i++) {
 		char *why = NULL;
 		ab_error err = {0};
 
@@ -235,7 +235,7 @@ static void early_unpack(void *ud, size_t key, const ab_fetch_item *items, size_
 		free(why);
 		ab_error_clear(&err);
 	}
-	if (!ok || *cancel || rename(tmp, done) < 0)
+	if (!ok || ab_cancelled(cancel) || rename(tmp, done) < 0)
 		ab_remove_tree(tmp);
 out:
 	free(root);
@@ -607,7 +607,7 @@ static int multisect_round(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 		int rc;
 
 		j->idx = picks[i];
-		if (b->opt.cancel && *b->opt.cancel) {
+		if (ab_cancelled(b->opt.cancel)) {
 			ab_error_set(err, AB_EXIT_ABORTED, _("interrupted"));
 			ret = -1;
 			break;
@@ -645,7 +645,7 @@ static int multisect_round(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 	}
 	if (ret != 0)
 		for (i = 0; i < k; i++)
-			jobs[i].stop = 1;
+			ab_cancel(&jobs[i].stop);
 	else
 		b->round_download = fetched ? (ab_now() - start) / (double)fetched : 0.0;
 
@@ -683,7 +683,7 @@ static int multisect_round(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 			for (m = 0; m < k; m++)
 				if (jobs[m].started && !jobs[m].reaped &&
 				    (ret != 0 || !still_useful(b, jobs[m].idx)))
-					jobs[m].stop = 1;
+					ab_cancel(&jobs[m].stop);
 		}
 	}
 	for (i = 0; i < k; i++) {
@@ -785,7 +785,7 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 		unsigned width;
 		int rc;
 
-		if (b->opt.cancel && *b->opt.cancel) {
+		if (ab_cancelled(b->opt.cancel)) {
 			ab_error_set(err, AB_EXIT_ABORTED, _("interrupted"));
 			b->result = AB_RESULT_ABORTED;
 			return -1;
@@ -855,7 +855,7 @@ int ab_bisect_prepare_next(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 		double t0;
 		int rc;
 
-		if (b->opt.cancel && *b->opt.cancel) {
+		if (ab_cancelled(b->opt.cancel)) {
 			ab_error_set(err, AB_EXIT_ABORTED, _("interrupted"));
 			return -1;
 		}

@@ -62,7 +62,7 @@ static void *run_worker(void *arg)
 	for (i = 0; i < w->n; i++)
 		if (w->items[i].status != AB_FETCH_OK)
 			return NULL;
-	if (w->ready && !w->cancel)
+	if (w->ready && !ab_cancelled(&w->cancel))
 		w->ready(w->ready_ud, w->key, w->items, w->n, &w->cancel);
 	return NULL;
 }
@@ -90,7 +90,7 @@ static void reap(ab_prefetch *p, size_t slot, int cancel)
 	worker *w = p->w[slot];
 
 	if (cancel)
-		w->cancel = 1;
+		ab_cancel(&w->cancel);
 	pthread_join(w->thread, NULL);
 	free_worker(w);
 	p->w[slot] = NULL;
@@ -168,10 +168,10 @@ void ab_prefetch_keep(ab_prefetch *p, const size_t *keys, size_t n)
 			if (keys[j] == p->w[i]->key)
 				wanted = 1;
 		if (!wanted)
-			p->w[i]->cancel = 1;
+			ab_cancel(&p->w[i]->cancel);
 	}
 	for (i = 0; i < MAX_WORKERS; i++)
-		if (p->w[i] && p->w[i]->cancel)
+		if (p->w[i] && ab_cancelled(&p->w[i]->cancel))
 			reap(p, i, 1);
 }
 

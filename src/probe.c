@@ -256,13 +256,13 @@ int ab_probe_run(const ab_probe_spec *s, ab_probe_result *res, ab_error *err)
 			ab_error_set(err, AB_EXIT_FAILURE, _("lost the probe: %s"), strerror(errno));
 			return -1;
 		}
-		if (s->cancel && *s->cancel) {
+		if (ab_cancelled(s->cancel)) {
 			stop_group(pid, s->grace, token);
 			res->outcome = AB_PROBE_CANCELLED;
 			res->seconds = ab_now() - start;
 			return 0;
 		}
-		if (s->stop && *s->stop) {
+		if (ab_cancelled(s->stop)) {
 			stop_group(pid, s->grace, token);
 			res->outcome = AB_PROBE_STOPPED;
 			res->seconds = ab_now() - start;

@@ -1025,7 +1025,7 @@ static ab_unpack_rc run_child(int src, ab_artifact_type type, const char *path,
 			 * is killed, and its partial root is the caller's. */
 			struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
 
-			if (*cancel) {
+			if (ab_cancelled(cancel)) {
 				kill(pid, SIGKILL);
 				break;
 			}
@@ -1046,7 +1046,7 @@ static ab_unpack_rc run_child(int src, ab_artifact_type type, const char *path,
 	if (w < 0)
 		status = 0;	/* reaped elsewhere: the message is all we have */
 
-	if (cancel && *cancel) {
+	if (ab_cancelled(cancel)) {
 		ab_error_set(err, AB_EXIT_ABORTED, _("unpacking %s into %s was cancelled"), path, root);
 		rc = AB_UNPACK_ERROR;
 	} else if (w > 0 && WIFSIGNALED(status)) {

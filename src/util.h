@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include "error.h"
+#include <signal.h>
 
 void *ab_xmalloc(size_t n);
 void *ab_xcalloc(size_t n, size_t size);
@@ -66,5 +67,17 @@ int ab_parse_size(const char *s, long long *out);
 const char *ab_format_size(long long n, char buf[32]);
 /* A file-name-safe copy of s (anything but [A-Za-z0-9._+-] becomes '_'). */
 char *ab_safe_name(const char *s);
+
+/* Cancel flags are set by a signal handler or another thread and read
+ * in loops: atomic accesses, so that every thread sees them. */
+static inline bool ab_cancelled(const volatile sig_atomic_t *flag)
+{
+	return flag && __atomic_load_n(flag, __ATOMIC_RELAXED);
+}
+
+static inline void ab_cancel(volatile sig_atomic_t *flag)
+{
+	__atomic_store_n(flag, 1, __ATOMIC_RELAXED);
+}
 
 #endif
