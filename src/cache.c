@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cache.h"
+#include "digest.h"
 #include "i18n.h"
 #include "util.h"
 
@@ -19,7 +20,27 @@ struct ab_cache {
 	char *entries;		/* DIR/sha256 */
 	char *tmp;		/* DIR/tmp */
 	char *meta;		/* DIR/meta: the URL each entry came from */
+	char *unsynced;		/* DIR/unsynced: entries not yet fsynced */
+	char boot_id[40];	/* this boot's id; "" when unknown */
 };
+
+/* The kernel's id for this boot: an entry written without fsync is
+ * safe to trust only while it is the same (a crash means a new boot). */
+static void read_boot_id(char out[40])
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(out, 40, f))
+		n = strcspn(out, "\n");
+	out[n] = '\0';
+	fclose(f);
+	if (n < 16)
+		out[0] = '\0';
+}
 
 static int ensure_dir(const char *path, ab_error *err)
 {
@@ -39,8 +60,10 @@ ab_cache *ab_cache_open(const char *dir, ab_error *err)
 	c->entries = ab_path_join(dir, "sha256");
 	c->tmp = ab_path_join(dir, "tmp");
 	c->meta = ab_path_join(dir, "meta");
+	c->unsynced = ab_path_join(dir, "unsynced");
+	read_boot_id(c->boot_id);
 	if (ensure_dir(c->entries, err) < 0 || ensure_dir(c->tmp, err) < 0 ||
-	    ensure_dir(c->meta, err) < 0) {
+	    ensure_dir(c->meta, err) < 0 || ensure_dir(c->unsynced, err) < 0) {
 		ab_cache_close(c);
 		return NULL;
 	}
@@ -55,6 +78,7 @@ void ab_cache_close(ab_cache *c)
 	free(c->entries);
 	free(c->tmp);
 	free(c->meta);
+	free(c->unsynced);
 	free(c);
 }
 
@@ -75,6 +99,64 @@ bool ab_cache_has(const ab_cache *c, const char *sha256)
 	bool has = stat(p, &st) == 0 && S_ISREG(st.st_mode);
 	free(p);
 	return has;
+}
+
+static char *marker_path(const ab_cache *c, const char *sha256)
+{
+	return ab_xasprintf("%s/%s", c->unsynced, sha256);
+}
+
+/* 1 when sha256's entry may not be on disk whole: it has a marker that
+ * does not name this boot. 0 when it is synced or written in this boot. */
+static int written_before_crash(const ab_cache *c, const char *sha256)
+{
+	char *p = marker_path(c, sha256), *data = NULL;
+	size_t len = 0;
+	ab_error err = {0};
+	int rc;
+
+	if (access(p, F_OK) < 0 && errno == ENOENT) {
+		free(p);
+		return 0;
+	}
+	/* After a crash the marker may be there but empty: not this boot. */
+	rc = ab_read_file(p, 256, &data, &len, &err) < 0 || !c->boot_id[0] ||
+	     len != strlen(c->boot_id) || memcmp(data, c->boot_id, len) != 0;
+	free(data);
+	free(p);
+	return rc;
+}
+
+bool ab_cache_check(const ab_cache *c, const char *sha256)
+{
+	char *p, *m, got[65];
+	ab_error err = {0};
+	int fd;
+
+	if (!ab_cache_has(c, sha256))
+		return false;
+	if (!written_before_crash(c, sha256))
+		return true;
+	/* Written without fsync before a reboot: the bytes on disk are only
+	 * trusted once they match again; then they are made durable. */
+	p = ab_cache_entry_path(c, sha256);
+	m = marker_path(c, sha256);
+	if (ab_sha256_file(p, got, &err) < 0 || strcmp(got, sha256) != 0) {
+		ab_error_clear(&err);
+		unlink(p);
+		unlink(m);
+		free(p);
+		free(m);
+		return false;
+	}
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && fsync(fd) == 0)
+		unlink(m);
+	if (fd >= 0)
+		close(fd);
+	free(p);
+	free(m);
+	return true;
 }
 
 int ab_cache_tmp_open(const ab_cache *c, char **tmp_path, ab_error *err)
@@ -120,14 +202,41 @@ static void fsync_dir(const char *dir)
 	}
 }
 
+/* Notes that sha256's entry is about to appear without an fsync: a
+ * marker naming this boot, itself on disk before the entry's rename.
+ * -1 when it cannot be made (the caller then fsyncs as before). */
+static int mark_unsynced(const ab_cache *c, const char *sha256)
+{
+	char *m = marker_path(c, sha256);
+	size_t n = strlen(c->boot_id);
+	int fd = -1, rc = -1;
+
+	if (n)
+		fd = open(m, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		rc = write(fd, c->boot_id, n) == (ssize_t)n ? 0 : -1;
+		if (close(fd) < 0)
+			rc = -1;
+		if (rc == 0)
+			fsync_dir(c->unsynced);
+		else
+			unlink(m);
+	}
+	free(m);
+	return rc;
+}
+
 int ab_cache_commit(const ab_cache *c, int fd, const char *tmp_path,
 		    const char *sha256, ab_error *err)
 {
 	char *dest = ab_cache_entry_path(c, sha256);
-	int rc = 0;
+	int rc = 0, synced = 0;
 
-	/* Entries are read-only: nothing should ever change a verified file. */
-	if (fchmod(fd, 0444) < 0 || fsync(fd) < 0) {
+	/* Entries are read-only: nothing should ever change a verified file.
+	 * The bytes are not fsynced here (the page cache holds what was
+	 * verified, and a caller waits for no disk): the marker makes a
+	 * run after a crash check them again. */
+	if (fchmod(fd, 0444) < 0 || (mark_unsynced(c, sha256) < 0 && (synced = 1, fsync(fd) < 0))) {
 		ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"), tmp_path, strerror(errno));
 		rc = -1;
 	}
@@ -140,10 +249,16 @@ int ab_cache_commit(const ab_cache *c, int fd, const char *tmp_path,
 			     tmp_path, dest, strerror(errno));
 		rc = -1;
 	}
-	if (rc < 0)
+	if (rc < 0) {
 		unlink(tmp_path);
-	else
+		if (!synced) {
+			char *m = marker_path(c, sha256);
+			unlink(m);
+			free(m);
+		}
+	} else if (synced) {
 		fsync_dir(c->entries);
+	}
 	free(dest);
 	return rc;
 }
@@ -283,11 +398,14 @@ static void remove_entry(const ab_cache *c, const char *sha256)
 {
 	char *p = ab_cache_entry_path(c, sha256);
 	char *m = ab_xasprintf("%s/%s", c->meta, sha256);
+	char *u = marker_path(c, sha256);
 
 	unlink(p);
 	unlink(m);
+	unlink(u);
 	free(p);
 	free(m);
+	free(u);
 }
 
 int64_t ab_cache_evict(const ab_cache *c, int64_t max, const char *const *keep, size_t nkeep)
@@ -347,6 +465,17 @@ int64_t ab_cache_clean(const ab_cache *c, time_t older_than)
 		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && unlink(p) == 0)
 			freed += (int64_t)st.st_size;
 		free(p);
+	}
+	if (d)
+		closedir(d);
+	/* Markers whose entry is gone (a crash between the two). */
+	d = opendir(c->unsynced);
+	while (d && (de = readdir(d))) {
+		if (is_hex64(de->d_name) && !ab_cache_has(c, de->d_name)) {
+			char *m = marker_path(c, de->d_name);
+			unlink(m);
+			free(m);
+		}
 	}
 	if (d)
 		closedir(d);

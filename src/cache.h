@@ -1,9 +1,10 @@
 /* cache.h - the content-addressed download cache.
  *
  * Owns the cache directory layout: verified files at
- * DIR/sha256/<64 hex>, downloads in progress under DIR/tmp/. An entry
- * exists only once its bytes matched its digest. Never downloads and
- * never prints.
+ * DIR/sha256/<64 hex>, downloads in progress under DIR/tmp/, where each
+ * entry came from under DIR/meta/, entries not yet on disk for sure
+ * under DIR/unsynced/. An entry exists only once its bytes matched its
+ * digest. Never downloads and never prints.
  */
 #ifndef AB_CACHE_H
 #define AB_CACHE_H
@@ -25,6 +26,10 @@ const char *ab_cache_dir(const ab_cache *c);
 /* Path a verified entry has (whether or not it exists yet). Caller frees. */
 char *ab_cache_entry_path(const ab_cache *c, const char *sha256);
 bool ab_cache_has(const ab_cache *c, const char *sha256);
+/* Whether the entry can be used as it is: like ab_cache_has, but an
+ * entry written without fsync before a crash is hashed again first (and
+ * removed when its bytes no longer match, or made durable when they do). */
+bool ab_cache_check(const ab_cache *c, const char *sha256);
 /* A fresh temporary file for a download, opened for writing; its path
  * goes to *tmp_path (caller frees). -1 with err on failure. */
 int ab_cache_tmp_open(const ab_cache *c, char **tmp_path, ab_error *err);
@@ -34,8 +39,11 @@ int ab_cache_tmp_open(const ab_cache *c, char **tmp_path, ab_error *err);
  * thread holds it (use ab_cache_tmp_open then) or it cannot be opened. */
 int ab_cache_part_open(const ab_cache *c, const char *sha256, char **part_path,
 		       long long *have);
-/* fsyncs fd's file, renames tmp_path to the entry of sha256 and fsyncs the
- * directory. Closes fd. -1 with err on failure (the temp file is removed). */
+/* Renames tmp_path to the entry of sha256 and closes fd. The bytes are
+ * not fsynced: a marker naming this boot (DIR/unsynced/<hex>, itself on
+ * disk first) makes ab_cache_check verify them again after a crash.
+ * Where no marker can be made, fd is fsynced first, as is the directory
+ * after the rename. -1 with err on failure (the temp file is removed). */
 int ab_cache_commit(const ab_cache *c, int fd, const char *tmp_path,
 		    const char *sha256, ab_error *err);
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <curl/curl.h>
 #include "digest.h"
 #include "fetch.h"
@@ -24,9 +25,34 @@
 
 enum xfer_state { XFER_WAITING, XFER_RUNNING, XFER_DONE };
 
-#define WRITEBACK_STEP ((int64_t)8 << 20)
 #define WBUF_SIZE ((size_t)1 << 20)
+#define MAX_QUEUED 8		/* full buffers waiting for the sink thread */
 
+struct xfer;
+
+/* The sink thread of one call: writes full buffers to their files and
+ * runs them through SHA-256, so that hashing (as costly as receiving on
+ * a fast link) and the copy into the page cache run beside the loop that
+ * receives. Jobs run in the order given, so each file and its hash see
+ * the bytes in order. Started at the first full buffer; a call whose
+ * bodies fit one buffer never starts it. */
+struct sink_job {
+	struct xfer *x;
+	char *buf;
+	size_t len;
+};
+
+typedef struct sink_thread {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;	/* a job was queued, or stop */
+	pthread_cond_t done;	/* a job finished */
+	pthread_t thread;
+	int started, stop, busy;
+	struct sink_job queue[MAX_QUEUED];
+	size_t head, count;
+	char *spare[MAX_QUEUED + 1];	/* buffers to hand out again */
+	size_t nspare;
+} sink_thread;
 
 typedef struct xfer {
 	ab_fetch_item *item;	/* NULL for a memory transfer */
@@ -48,7 +74,7 @@ typedef struct xfer {
 	int too_big;
 	int gave_up;		/* memory transfer failed; errbuf says why */
 	int64_t received;
-	int64_t synced;		/* bytes handed to writeback so far */
+	sink_thread *sink;	/* the call's sink thread (file transfers) */
 	char *wbuf;		/* body bytes not yet written: fewer, larger writes */
 	size_t wlen;
 	int64_t resume_from;	/* bytes the current request starts after */
@@ -68,7 +94,7 @@ static int write_out(xfer *x, const char *p, size_t n)
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			x->write_errno = errno;
+			__atomic_store_n(&x->write_errno, errno, __ATOMIC_RELEASE);
 			return -1;
 		}
 		p += w;
@@ -77,15 +103,120 @@ static int write_out(xfer *x, const char *p, size_t n)
 	return 0;
 }
 
-/* Writes out what the buffer holds; -1 with x->write_errno. */
+/* Writes n body bytes to the file and the hash (unless writing has
+ * failed already). */
+static void consume(xfer *x, const char *p, size_t n)
+{
+	if (__atomic_load_n(&x->write_errno, __ATOMIC_ACQUIRE) || x->fd < 0)
+		return;
+	if (write_out(x, p, n) < 0)
+		return;
+	if (x->hash)
+		ab_sha256_update(x->hash, p, n);
+}
+
+static void *sink_main(void *arg)
+{
+	sink_thread *t = arg;
+
+	pthread_mutex_lock(&t->lock);
+	for (;;) {
+		struct sink_job j;
+
+		while (!t->count && !t->stop)
+			pthread_cond_wait(&t->wake, &t->lock);
+		if (!t->count)
+			break;
+		j = t->queue[t->head];
+		t->head = (t->head + 1) % MAX_QUEUED;
+		t->count--;
+		t->busy = 1;
+		pthread_mutex_unlock(&t->lock);
+		consume(j.x, j.buf, j.len);
+		pthread_mutex_lock(&t->lock);
+		t->busy = 0;
+		if (t->nspare < MAX_QUEUED + 1)
+			t->spare[t->nspare++] = j.buf;
+		else
+			free(j.buf);
+		pthread_cond_broadcast(&t->done);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return NULL;
+}
+
+static void sink_thread_init(sink_thread *t)
+{
+	memset(t, 0, sizeof *t);
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->wake, NULL);
+	pthread_cond_init(&t->done, NULL);
+}
+
+/* Waits until every buffer handed over has been written and hashed:
+ * before anything looks at a file, its hash or its write error. */
+static void sink_wait(sink_thread *t)
+{
+	if (!t || !t->started)
+		return;
+	pthread_mutex_lock(&t->lock);
+	while (t->count || t->busy)
+		pthread_cond_wait(&t->done, &t->lock);
+	pthread_mutex_unlock(&t->lock);
+}
+
+static void sink_thread_end(sink_thread *t)
+{
+	if (t->started) {
+		pthread_mutex_lock(&t->lock);
+		t->stop = 1;
+		pthread_cond_signal(&t->wake);
+		pthread_mutex_unlock(&t->lock);
+		pthread_join(t->thread, NULL);
+	}
+	while (t->nspare)
+		free(t->spare[--t->nspare]);
+	pthread_mutex_destroy(&t->lock);
+	pthread_cond_destroy(&t->wake);
+	pthread_cond_destroy(&t->done);
+}
+
+/* Hands x's full buffer to the sink thread and gives x an empty one. */
+static void sink_hand_over(xfer *x)
+{
+	sink_thread *t = x->sink;
+
+	pthread_mutex_lock(&t->lock);
+	if (!t->started) {
+		if (pthread_create(&t->thread, NULL, sink_main, t) != 0) {
+			pthread_mutex_unlock(&t->lock);
+			consume(x, x->wbuf, x->wlen);	/* no thread: do it here */
+			x->wlen = 0;
+			return;
+		}
+		t->started = 1;
+	}
+	while (t->count == MAX_QUEUED)
+		pthread_cond_wait(&t->done, &t->lock);
+	t->queue[(t->head + t->count) % MAX_QUEUED] = (struct sink_job){ x, x->wbuf, x->wlen };
+	t->count++;
+	pthread_cond_signal(&t->wake);
+	x->wbuf = t->nspare ? t->spare[--t->nspare] : NULL;
+	pthread_mutex_unlock(&t->lock);
+	if (!x->wbuf)
+		x->wbuf = ab_xmalloc(WBUF_SIZE);
+	x->wlen = 0;
+}
+
+/* Writes and hashes what the buffer holds, after everything handed over
+ * before it; -1 with x->write_errno. */
 static int wflush(xfer *x)
 {
-	int rc = 0;
-
-	if (x->wlen && x->fd >= 0)
-		rc = write_out(x, x->wbuf, x->wlen);
+	sink_wait(x->sink);
+	if (x->wlen)
+		consume(x, x->wbuf, x->wlen);
 	x->wlen = 0;
-	return rc;
+	return x->write_errno ? -1 : 0;
 }
 
 /* Connections, DNS answers and TLS sessions outlive one fetch call, so
@@ -199,32 +330,23 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud)
 		x->too_big = 1;
 		return 0;
 	}
-	(void)off;
+	/* The sink thread could not write: stop this transfer. */
+	if (__atomic_load_n(&x->write_errno, __ATOMIC_ACQUIRE))
+		return 0;
 	if (!x->wbuf)
 		x->wbuf = ab_xmalloc(WBUF_SIZE);
-	if (x->wlen + n > WBUF_SIZE && wflush(x) < 0)
-		return 0;
-	if (n >= WBUF_SIZE) {
-		if (write_out(x, ptr, n) < 0)
-			return 0;
-	} else {
-		memcpy(x->wbuf + x->wlen, ptr, n);
-		x->wlen += n;
+	while (off < n) {
+		size_t k = n - off < WBUF_SIZE - x->wlen ? n - off : WBUF_SIZE - x->wlen;
+
+		memcpy(x->wbuf + x->wlen, ptr + off, k);
+		x->wlen += k;
+		off += k;
+		if (x->wlen == WBUF_SIZE)
+			sink_hand_over(x);
 	}
-	ab_sha256_update(x->hash, ptr, n);
 	x->received += (int64_t)n;
 	if (x->total)
 		__atomic_fetch_add(x->total, (int64_t)n, __ATOMIC_RELAXED);
-	/* Start writing back every few MB, so that the fsync before the
-	 * rename finds little left to do. */
-	if (x->synced > x->received)
-		x->synced = 0;	/* the sink started over */
-	if (x->received - (int64_t)x->wlen - x->synced >= WRITEBACK_STEP) {
-		int64_t written = x->received - (int64_t)x->wlen;
-
-		sync_file_range(x->fd, x->synced, written - x->synced, SYNC_FILE_RANGE_WRITE);
-		x->synced = written;
-	}
 	return n;
 }
 
@@ -309,6 +431,9 @@ static int hash_existing(xfer *x, long long have)
  * when x->keep says so (a resumed download), empty otherwise. */
 static int sink_reset(xfer *x, ab_cache *cache, ab_error *err)
 {
+	struct stat st;
+
+	sink_wait(x->sink);
 	x->too_big = 0;
 	x->write_errno = 0;
 	if (x->mem) {
@@ -353,7 +478,16 @@ static int sink_reset(xfer *x, ab_cache *cache, ab_error *err)
 	}
 	x->hash = ab_sha256_new();
 	x->received = 0;
-	if (ftruncate(x->fd, 0) < 0 || lseek(x->fd, 0, SEEK_SET) < 0) {
+	/* Truncating a file to nothing makes ext4 flush it when it is
+	 * closed (auto_da_alloc), and the next fsync anywhere on the file
+	 * system then waits for all of it: only a file with bytes in it is
+	 * truncated. */
+	if ((fstat(x->fd, &st) < 0 || st.st_size > 0) && ftruncate(x->fd, 0) < 0) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"),
+			     x->tmp_path, strerror(errno));
+		return -1;
+	}
+	if (lseek(x->fd, 0, SEEK_SET) < 0) {
 		ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"),
 			     x->tmp_path, strerror(errno));
 		return -1;
@@ -365,6 +499,7 @@ static int sink_reset(xfer *x, ab_cache *cache, ab_error *err)
  * .part file a later run resumes. */
 static void sink_close(xfer *x, int keep_part)
 {
+	sink_wait(x->sink);
 	if (x->hash) {
 		char junk[65];
 		ab_sha256_final(x->hash, junk);
@@ -617,7 +752,7 @@ static int run_all(xfer *xs, size_t n, ab_cache *cache, const ab_fetch_options *
 		int running = 0, msgs;
 		CURLMsg *m;
 
-		if (opt->cancel && *opt->cancel) {
+		if (ab_cancelled(opt->cancel)) {
 			ab_error_set(err, AB_EXIT_ABORTED, _("interrupted"));
 			rc = -1;
 			break;
@@ -687,6 +822,7 @@ int ab_fetch_artifacts(ab_cache *cache, const ab_fetch_options *opt,
 		       size_t n, ab_error *err)
 {
 	xfer *xs = ab_xcalloc(n ? n : 1, sizeof *xs);
+	sink_thread sink;
 	size_t i, todo = 0;
 	int rc;
 
@@ -697,8 +833,9 @@ int ab_fetch_artifacts(ab_cache *cache, const ab_fetch_options *opt,
 		it->path = NULL;
 		it->reason = NULL;
 		it->from_cache = 0;
-		/* A cache entry exists only once verified: trust it. */
-		if (ab_cache_has(cache, it->sha256)) {
+		/* A cache entry exists only once verified: trust it (after a
+		 * crash, once it is verified again). */
+		if (ab_cache_check(cache, it->sha256)) {
 			ab_cache_touch(cache, it->sha256);
 			it->status = AB_FETCH_OK;
 			it->path = ab_cache_entry_path(cache, it->sha256);
@@ -713,7 +850,11 @@ int ab_fetch_artifacts(ab_cache *cache, const ab_fetch_options *opt,
 		xs[todo].state = XFER_WAITING;
 		todo++;
 	}
+	sink_thread_init(&sink);
+	for (i = 0; i < todo; i++)
+		xs[i].sink = &sink;
 	rc = run_all(xs, todo, cache, opt, err);
+	sink_thread_end(&sink);
 	free(xs);
 	return rc;
 }

@@ -46,13 +46,45 @@ run env LC_ALL=C LANGUAGE= "$ARTBISECT" --index "$BASE/index.json" --probe ./usr
 	--cache-dir "$T/cache" --work-dir "$T/work-text"
 like "$OUT" 'Downloaded 0 B of artifacts \(prefetched builds included\)\.' "the text report says so too"
 
+# Entries are not fsynced when they are made: a marker under unsynced/
+# names the boot that wrote each one, and after a crash (another boot)
+# an entry is hashed again before it is used.
+boot=$(cat /proc/sys/kernel/random/boot_id)
+is "$(ls "$T/cache/unsynced" | wc -l)" "$(ls "$T/cache/sha256" | wc -l)" "every new entry has a marker"
+m=$(ls "$T/cache/unsynced" | head -n 1)
+is "$(cat "$T/cache/unsynced/$m")" "$boot" "the marker names this boot"
+# The crash: markers of another boot (one left empty, as when the crash
+# came before its bytes reached the disk), and the bytes of the first
+# build tested lost.
+for f in "$T/cache/unsynced/"*; do printf '00000000-0000-0000-0000-000000000000' > "$f"; done
+: > "$T/cache/unsynced/$m"
+first=$(json_get "$T/capped.json" steps.0.id)
+fsha=$("$PYTHON3" -c 'import json,sys; i=json.load(open(sys.argv[1])); print([b for b in i["builds"] if b["id"]==sys.argv[2]][0]["artifacts"][0]["sha256"])' "$T/farm/index.json" "$first")
+head -c 1000 /dev/zero > "$T/cache/sha256/$fsha"
+reset_log
+run ab --cache-size 1G
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0020 "after a crash: the right answer"
+is "$(count_requests '^GET /builds/')" 1 "after a crash: only the entry whose bytes were lost is downloaded again"
+is "$(count_requests "^GET /builds/$first\\.tar\\.gz")" 1 "... and that is $first's"
+is "$(echo "$OUT" | json_get - downloaded_bytes)" "$size" "after a crash: the report counts that one download"
+is "$(sha256sum < "$T/cache/sha256/$fsha" | cut -d' ' -f1)" "$fsha" "the entry is whole again"
+is "$(cat "$T/cache/unsynced/$fsha")" "$boot" "its new marker names this boot"
+second=$(echo "$OUT" | json_get - steps.1.id)
+ssha=$("$PYTHON3" -c 'import json,sys; i=json.load(open(sys.argv[1])); print([b for b in i["builds"] if b["id"]==sys.argv[2]][0]["artifacts"][0]["sha256"])' "$T/farm/index.json" "$second")
+fails "an entry found whole after the crash loses its marker (it is on disk now)" test -e "$T/cache/unsynced/$ssha"
+reset_log
+run ab --cache-size 1G
+is "$RC/$(count_requests '^GET /builds/')" 0/0 "the run after that downloads nothing"
+
 # clean --older-than keeps what was used recently; clean empties it all,
 # partial downloads included.
 echo partial > "$T/cache/tmp/$(printf '%064d' 0).part"
+: > "$T/cache/unsynced/$(printf '%064d' 1)"
 run "$ARTBISECT" cache clean --cache-dir "$T/cache" --older-than 1
 is "$RC" 0 "cache clean --older-than: exit 0"
 tap_ok $(( $(ls "$T/cache/sha256" | grep -c .) > 0 ? 0 : 1 )) "cache clean --older-than 1: recent entries stay"
 is "$(ls "$T/cache/tmp" | grep -c .)" 0 "cache clean: partial downloads go"
+fails "cache clean: a marker without its entry goes" test -e "$T/cache/unsynced/$(printf '%064d' 1)"
 touch -d '3 days ago' "$T/cache/sha256/"*
 run "$ARTBISECT" cache clean --cache-dir "$T/cache" --older-than 2
 is "$(ls "$T/cache/sha256" | grep -c .)" 0 "cache clean --older-than 2: entries unused for 3 days go"
@@ -60,6 +92,7 @@ run ab
 run "$ARTBISECT" cache clean --cache-dir "$T/cache"
 like "$OUT" "^freed .* in $T/cache" "cache clean says what it freed"
 is "$(ls "$T/cache/sha256" | grep -c .)" 0 "cache clean: every entry goes"
+is "$(ls "$T/cache/unsynced" | grep -c .)" 0 "cache clean: and every marker"
 
 exit_is 2 "--cache-size nonsense: exit 2" ab --cache-size lots
 exit_is 2 "cache without an action: exit 2" "$ARTBISECT" cache
