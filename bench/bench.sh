@@ -115,7 +115,7 @@ warm=$(for i in 1 2 3; do secs "$AB" --index "$BASE/index.json" --probe true --q
 unserve
 dl=$(echo "$cold - $warm" | bc -l | xargs printf '%.2f')
 echo "3. download of one $((big / 1000000)) MB file over HTTP on 127.0.0.1"
-printf '   curl %s s (%s MB/s), artbisect %s s (%s MB/s, digest and fsync included)\n' \
+printf '   curl %s s (%s MB/s), artbisect %s s (%s MB/s, SHA-256 included)\n' \
 	"$tcurl" "$(echo "$big / $tcurl / 1000000" | bc -l | xargs printf '%.0f')" \
 	"$dl" "$(echo "$big / $dl / 1000000" | bc -l | xargs printf '%.0f')"
 printf '   artbisect / curl throughput = %s (target >= 0.90)\n' "$(ratio "$tcurl" "$dl")"
@@ -168,7 +168,13 @@ printf '   unpack step / bsdtar = %s (target <= 1.20); whole run / bsdtar = %s\n
 echo
 
 # 5: index load.
-echo "5. index load (parse, validate, look-up tables), wall time and peak memory"
+echo "5. index load (parse, validate, look-up tables), wall time and peak memory;"
+echo "   beside it, jansson's parse alone of the same builds on as many threads (the floor)"
+floor=
+if cc -O2 -pthread -o "$W/jansson-floor" "$here/jansson-floor.c" \
+	$(pkg-config --cflags --libs jansson 2>/dev/null || echo -ljansson) 2>/dev/null; then
+	floor=$W/jansson-floor
+fi
 sizes="10000 100000 1000000"
 [ "$QUICK" = --quick ] && sizes="10000 100000"
 for nb in $sizes; do
@@ -194,7 +200,11 @@ PY
 			--bad b0000000 --probe true --work-dir "$W/iwork" >/dev/null 2>&1
 		tail -n 1 "$W/time"
 	done | sort -n | head -n 1)
-	printf '   %8d builds (%4d MB): %5.2f s, %5d MB peak (%.1fx the file)\n' "$nb" $((fsize / 1000000)) "$t" \
+	printf '   %8d builds (%4d MB): %5.2f s, %5d MB peak (%.1fx the file)' "$nb" $((fsize / 1000000)) "$t" \
 		$((kb / 1024)) "$(echo "$kb * 1024 / $fsize" | bc -l)"
+	if [ -n "$floor" ] && read -r ft _ fth < <("$floor" "$W/idx-$nb.json"); then
+		printf '; jansson alone %5.2f s (%d threads)' "$ft" "$fth"
+	fi
+	echo
 	rm -f "$W/idx-$nb.json"
 done
