@@ -525,6 +525,10 @@ struct ab_index_lookup {
 	uint64_t k0, k1;
 	struct commit_ent *commits;
 	size_t ncommits;
+	/* Commits are sorted the first time a name is looked up as one: a
+	 * run that names builds by id (most do) never pays for it. */
+	pthread_mutex_t sort_lock;
+	int sorted;
 };
 
 #define HI32 0xffffffff00000000ULL
@@ -670,6 +674,7 @@ static struct ab_index_lookup *lookup_new(size_t nbuilds)
 	L->slots = ab_xcalloc_big(cap, sizeof *L->slots);
 	L->mask = cap - 1;
 	L->commits = ab_xcalloc_big(nbuilds, sizeof *L->commits);
+	pthread_mutex_init(&L->sort_lock, NULL);
 	if (getentropy(&L->k0, sizeof L->k0) < 0 || getentropy(&L->k1, sizeof L->k1) < 0) {
 		L->k0 = (uint64_t)(uintptr_t)L ^ ((uint64_t)getpid() << 32);
 		L->k1 = (uint64_t)(ab_now() * 1e9);
@@ -683,6 +688,7 @@ static void lookup_free(struct ab_index_lookup *L)
 		return;
 	free(L->slots);
 	free(L->commits);
+	pthread_mutex_destroy(&L->sort_lock);
 	free(L);
 }
 
@@ -759,11 +765,19 @@ static ssize_t find_id(const ab_index *idx, const char *name)
 	return -1;
 }
 
-/* Finds the range [*lo, *hi) of sorted commits starting with prefix. */
-static void find_prefix(const struct ab_index_lookup *L, const char *prefix, size_t *lo, size_t *hi)
+/* Finds the range [*lo, *hi) of sorted commits starting with prefix
+ * (sorting them first, once). */
+static void find_prefix(const struct ab_index_lookup *cL, const char *prefix, size_t *lo, size_t *hi)
 {
+	struct ab_index_lookup *L = (struct ab_index_lookup *)cL;	/* the order is a cache */
 	size_t n = strlen(prefix), a, b;
 
+	pthread_mutex_lock(&L->sort_lock);
+	if (!L->sorted) {
+		sort_commits(L->commits, L->ncommits);
+		L->sorted = 1;
+	}
+	pthread_mutex_unlock(&L->sort_lock);
 	a = 0;
 	b = L->ncommits;
 	while (a < b) {
@@ -1513,7 +1527,6 @@ static int finish_builds(struct parser *P, size_t first_bad)
 
 	if (index_ids(P, first_bad < n ? first_bad + 1 : n) < 0 || first_bad < n)
 		return -1;
-	sort_commits(P->idx->lookup->commits, P->idx->lookup->ncommits);
 	return 0;
 }
 
@@ -1613,7 +1626,6 @@ static int read_streamed_builds(struct parser *P)
 	if (rc == 0 && bad == n && !clash) {
 		/* Every build read and noted, no id twice. */
 		compact_commits(idx->lookup, n);
-		sort_commits(idx->lookup->commits, idx->lookup->ncommits);
 		return 0;
 	}
 	/* Otherwise the tables are made again in document order: the fault
