@@ -1,7 +1,7 @@
 /* unpack.c - see unpack.h.
  *
- * Archives are extracted by a helper process, this program started
- * afresh (see spawn_helper), that chdir()s into the root:
+ * Archives are extracted by a helper process, artbisect-unpack or this
+ * program started afresh (see spawn_helper), that chdir()s into the root:
  * archive_write_disk resolves every path against the process-wide current
  * directory, so the parent's cwd is never touched and several unpacks may
  * run at once. The helper sends back one result (rc, exit code, text)
@@ -910,12 +910,37 @@ int ab_unpack_helper_main(int argc, char **argv)
 	return 1;	/* not reached */
 }
 
-/* Starts the helper: this very program, executed afresh through
- * /proc/self/exe. A fork() of a process with threads (prefetch and
- * multisection run some) may copy a lock another thread held, in the
- * allocator, in gettext or in a sanitizer's runtime, and the child would
- * wait on it for ever; a new program has no such locks. Returns the pid,
- * or -1 when it cannot be started (no /proc). */
+/* The lean helper that belongs to the running program, in exe (which
+ * holds the program's own path): artbisect-unpack beside it (the build
+ * tree, or an install that keeps both in one directory), or in
+ * PKGLIBEXECDIR when the program is the one installed in BINDIR. Not
+ * when the program's file was replaced or removed since it started (an
+ * upgrade: the helper may be another version's). 0 when there is none. */
+static int lean_helper(const char *exe, char *out, size_t size)
+{
+	const char *slash = strrchr(exe, '/');
+	size_t n = strlen(exe), dlen;
+	static const char deleted[] = " (deleted)";
+
+	if (!slash || (n >= sizeof deleted - 1 && !strcmp(exe + n - (sizeof deleted - 1), deleted)))
+		return 0;
+	dlen = (size_t)(slash - exe);
+	if ((size_t)snprintf(out, size, "%.*s/artbisect-unpack", (int)dlen, exe) < size &&
+	    access(out, X_OK) == 0)
+		return 1;
+	if (strlen(BINDIR) == dlen && !strncmp(exe, BINDIR, dlen) &&
+	    (size_t)snprintf(out, size, "%s/artbisect-unpack", PKGLIBEXECDIR) < size &&
+	    access(out, X_OK) == 0)
+		return 1;
+	return 0;
+}
+
+/* Starts the helper: artbisect-unpack, or else this very program,
+ * executed afresh through /proc/self/exe. A fork() of a process with
+ * threads (prefetch and multisection run some) may copy a lock another
+ * thread held, in the allocator, in gettext or in a sanitizer's runtime,
+ * and the child would wait on it for ever; a new program has no such
+ * locks. Returns the pid, or -1 when it cannot be started (no /proc). */
 static pid_t spawn_helper(int src, int wfd, ab_artifact_type type, const char *path,
 			  const char *root, uint64_t max)
 {
@@ -958,12 +983,14 @@ static pid_t spawn_helper(int src, int wfd, ab_artifact_type type, const char *p
 	 * no such path exists, and the link itself is used. */
 	rc = ENOENT;
 	{
-		char exe[4096];
+		char exe[4096], lean[4096 + 32];
 		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 
 		if (n > 0) {
 			exe[n] = '\0';
-			if (access(exe, X_OK) == 0)
+			if (lean_helper(exe, lean, sizeof lean))
+				rc = posix_spawn(&pid, lean, &fa, &attr, argv, environ);
+			if (rc != 0 && access(exe, X_OK) == 0)
 				rc = posix_spawn(&pid, exe, &fa, &attr, argv, environ);
 		}
 	}

@@ -36,10 +36,13 @@ ab_unpack_rc ab_unpack_cancellable(const char *path, ab_artifact_type type,
 				   const volatile sig_atomic_t *cancel,
 				   char **reason, ab_error *err);
 
-/* The helper process that does the extraction is this program executed
- * again with argv[1] == AB_UNPACK_HELPER_ARG: every main() that may
- * unpack calls ab_unpack_helper_main() first thing when it sees it. */
-#define AB_UNPACK_HELPER_ARG "--internal-unpack-helper"
+/* The helper process that does the extraction is artbisect-unpack when
+ * it is installed with this program (or sits beside it, in the build
+ * tree), else this program executed again; either way with argv[1] ==
+ * AB_UNPACK_HELPER_ARG: every main() that may unpack calls
+ * ab_unpack_helper_main() first thing when it sees it. The version in
+ * the argument keeps a helper of another build from taking the job. */
+#define AB_UNPACK_HELPER_ARG "--internal-unpack-helper=" PACKAGE_VERSION
 int ab_unpack_helper_main(int argc, char **argv);
 
 #endif

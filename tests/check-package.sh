@@ -29,6 +29,7 @@ case $pkg in
 *) bail_out "$pkg: neither .rpm nor .deb" ;;
 esac
 like "$files" '^/usr/bin/artbisect$' "the $kind holds the binary"
+like "$files" '^/usr/libexec/artbisect/artbisect-unpack$' "the $kind holds the unpack helper"
 like "$files" '^/usr/share/man/man1/artbisect\.1' "the $kind holds the man page"
 like "$files" '^/usr/share/locale/de/LC_MESSAGES/artbisect\.mo$' "the $kind holds the German translation"
 like "$files" '^/usr/share/artbisect/probes/exit-status$' "the $kind holds the example probes"
