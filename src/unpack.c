@@ -928,10 +928,12 @@ static int lean_helper(const char *exe, char *out, size_t size)
 	if ((size_t)snprintf(out, size, "%.*s/artbisect-unpack", (int)dlen, exe) < size &&
 	    access(out, X_OK) == 0)
 		return 1;
+#if defined(BINDIR) && defined(PKGLIBEXECDIR)
 	if (strlen(BINDIR) == dlen && !strncmp(exe, BINDIR, dlen) &&
 	    (size_t)snprintf(out, size, "%s/artbisect-unpack", PKGLIBEXECDIR) < size &&
 	    access(out, X_OK) == 0)
 		return 1;
+#endif
 	return 0;
 }
 

@@ -18,7 +18,7 @@ flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefine
 cflags=$(pkg-config --cflags libcurl libarchive jansson rpm libxml-2.0)
 libs=$(pkg-config --libs libcurl libarchive jansson rpm libxml-2.0)
 # The library's sources: everything but the front end.
-lib=$(cd "$SRC" && ls *.c | grep -v -E '^(main|cli|cmd_.*|prompt|progress)\.c$' | sed "s|^|$SRC/|")
+lib=$(cd "$SRC" && ls *.c | grep -v -E '^(main|unpack_main|cli|cmd_.*|prompt|progress)\.c$' | sed "s|^|$SRC/|")
 build() {
 	clang $flags -I"$SRC" -I"$CONFIG_H_DIR" $cflags -DLOCALEDIR='"/nonexistent"' \
 		-DPKGDATADIR='"/nonexistent"' -o "$T/$1" "$TESTS_SRCDIR/fuzz/$1.c" $lib $libs \
