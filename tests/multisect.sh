@@ -42,6 +42,8 @@ cat > "$T/slow.sh" <<'P'
 n=${ARTBISECT_BUILD#b00}; n=${n#0}
 echo "start $ARTBISECT_BUILD" >> "$PROBELOG"
 if [ "$n" -gt 15 ]; then sleep "$SLEEP_TAG"; exit 1; fi
+# The early verdicts come after the round's other probes have started.
+sleep 1
 ./usr/bin/app
 P
 # A sleep length no other test uses, so that pgrep sees only ours.
