@@ -236,10 +236,15 @@ int ab_cache_commit(const ab_cache *c, int fd, const char *tmp_path,
 	 * The bytes are not fsynced here (the page cache holds what was
 	 * verified, and a caller waits for no disk): the marker makes a
 	 * run after a crash check them again. */
-	if (fchmod(fd, 0444) < 0 || (mark_unsynced(c, sha256) < 0 && (synced = 1, fsync(fd) < 0))) {
-		ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"), tmp_path, strerror(errno));
+	if (fchmod(fd, 0444) < 0) {
 		rc = -1;
+	} else if (mark_unsynced(c, sha256) < 0) {
+		synced = 1;	/* no marker: the old way, fsync first */
+		if (fsync(fd) < 0)
+			rc = -1;
 	}
+	if (rc < 0)
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"), tmp_path, strerror(errno));
 	if (close(fd) < 0 && rc == 0) {
 		ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"), tmp_path, strerror(errno));
 		rc = -1;
