@@ -73,8 +73,8 @@ typedef struct ctx {
 	ab_index *idx;
 	char *index_bytes;	/* the document, for a new session's snapshot */
 	size_t index_len;
-	int want_snapshot;	/* a new session may start: write the snapshot... */
-	ab_pending_write *snapshot;	/* ...from the moment the bytes are here */
+	ab_pending_write *snapshot;	/* being written while the run begins */
+	int snapshot_failed;	/* then the session is never written */
 	ab_rpm_keyring *keyring;
 	int rpm_ready;
 	ab_cache *cache;
@@ -127,15 +127,22 @@ static void ctx_settings(ctx *c)
 	c->prompt.cancel = &interrupted;
 }
 
-/* Keeps the index snapshot (the session is new or replaced). */
+/* Starts writing the index snapshot of a new or replaced session on a
+ * thread of its own: at a million builds it takes longer than the first
+ * download's start, which need not wait for it. Only an accepted index
+ * and range get here, so a refused run writes nothing. */
+static void ctx_start_snapshot(ctx *c)
+{
+	if (c->index_bytes && !c->snapshot)
+		c->snapshot = ab_session_save_index(c->work_dir, c->index_bytes, c->index_len);
+}
+
+/* Waits for the snapshot and puts it in place. 0, or -1 with err. */
 static int ctx_keep_snapshot(ctx *c)
 {
 	int rc;
 
-	if (!c->index_bytes)
-		return 0;
-	if (!c->snapshot)
-		c->snapshot = ab_session_save_index(c->work_dir, c->index_bytes, c->index_len);
+	ctx_start_snapshot(c);
 	rc = ab_write_finish(c->snapshot, 1, &c->err);
 	c->snapshot = NULL;
 	return rc;
@@ -201,8 +208,6 @@ static int ctx_load_index(ctx *c)
 		return -1;
 	if (ab_fetch_to_memory(url, &c->fopt, INDEX_MAX_BYTES, &c->index_bytes, &c->index_len,
 			       &c->err) == 0) {
-		if (c->want_snapshot && c->lock_fd >= 0)
-			c->snapshot = ab_session_save_index(c->work_dir, c->index_bytes, c->index_len);
 		c->idx = ab_index_parse(c->index_bytes, c->index_len, url, &c->err);
 	} else if (c->err.code != AB_EXIT_ABORTED) {
 		/* Whatever went wrong, an index that cannot be read is bad input. */
@@ -342,8 +347,17 @@ static void ctx_save(ctx *c)
 {
 	ab_error err = {0};
 
-	if (!c->sess)
+	if (!c->sess || c->snapshot_failed)
 		return;
+	/* The session names its snapshot: the snapshot is on disk first. */
+	if (c->snapshot && ctx_keep_snapshot(c) < 0) {
+		c->snapshot_failed = 1;
+		ab_progress_flush(&c->prog);
+		ab_message(_("the session could not be saved: %s"), c->err.msg);
+		c->err.msg[0] = 0;
+		c->err.code = 0;
+		return;
+	}
 	if (c->b) {
 		ab_session_capture(c->sess, c->b);
 		free(c->sess->current);
@@ -592,7 +606,6 @@ static int ctx_open_new(ctx *c, size_t *good_idx, size_t *bad_idx)
 	int ex;
 	char **argv;
 
-	c->want_snapshot = 1;
 	if (ctx_absolute_index(c) < 0 ||
 	    ctx_lock(c) < 0 || ctx_rpm(c) < 0 || ctx_load_index(c) < 0 ||
 	    ctx_resolve(c, c->cli->good, c->cli->bad, good_idx, bad_idx) < 0)
@@ -621,8 +634,8 @@ static int ctx_open_new(ctx *c, size_t *good_idx, size_t *bad_idx)
 		    ctx_resolve(c, c->sess->good, c->sess->bad, good_idx, bad_idx) < 0)
 			return -1;
 	}
-	/* The range is checked before its snapshot is kept: a refused one
-	 * must not leave a copy of the index in the work directory. */
+	/* The range is checked before its snapshot is written: a refused
+	 * one must not leave a copy of the index in the work directory. */
 	if (ctx_make_bisect(c, *good_idx, *bad_idx) < 0)
 		return -1;
 	argv = ab_cli_session_argv(c->cli, c->idx->builds[*good_idx].id,
@@ -636,10 +649,7 @@ static int ctx_open_new(ctx *c, size_t *good_idx, size_t *bad_idx)
 			if (uname(&u) == 0)
 				c->sess->running_kernel = ab_xstrdup(u.release);
 		}
-		if (ctx_keep_snapshot(c) < 0) {
-			ab_cli_argv_free(argv);
-			return -1;
-		}
+		ctx_start_snapshot(c);
 	} else {
 		/* The options of this command are the session's from now on. */
 		size_t i;
@@ -649,8 +659,7 @@ static int ctx_open_new(ctx *c, size_t *good_idx, size_t *bad_idx)
 		free(c->sess->argv);
 		c->sess->argv = argv;
 		argv = NULL;
-		if (ctx_keep_snapshot(c) < 0)
-			return -1;
+		ctx_start_snapshot(c);
 	}
 	ab_cli_argv_free(argv);
 	free(c->sess->index_url);
@@ -728,7 +737,10 @@ static int ctx_run(ctx *c)
 	ctx_callbacks(c, &cb);
 	b->result = AB_RESULT_RUNNING;
 	ab_bisect_settle(b);
-	ctx_save(c);
+	/* A new session is written once its snapshot is in place, at the
+	 * first build or verdict: the first download need not wait. */
+	if (!c->snapshot)
+		ctx_save(c);
 	if (!c->cli->quiet && b->result == AB_RESULT_RUNNING)
 		fprintf(stderr, _("Bisecting %s: %zu builds from good %s to bad %s.\n"),
 			c->idx->name ? c->idx->name : c->idx->label,
@@ -1177,7 +1189,6 @@ int ab_cmd_replay(ab_cli *cli, int argc, char **argv)
 		goto out;
 	}
 	ctx_settings(&c);
-	c.want_snapshot = 1;
 	if (ctx_rpm(&c) < 0 || ctx_load_index(&c) < 0 ||
 	    ctx_resolve(&c, log->good, log->bad, &good_idx, &bad_idx) < 0) {
 		status = fail(&c);
