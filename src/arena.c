@@ -16,18 +16,16 @@ struct ab_arena_chunk {
 	max_align_t data[];
 };
 
-static size_t round_up(size_t n)
-{
-	return (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
-}
-
-static void *take(ab_arena *a, size_t n, int zero)
+/* A piece of n bytes at the given alignment (a power of two, at most
+ * ALIGN). Strings take alignment 1: at a million builds, rounding each
+ * of their six strings up to 16 bytes cost 40 MB. */
+static void *take(ab_arena *a, size_t n, size_t align, int zero)
 {
 	struct ab_arena_chunk *c;
-	size_t want = round_up(n ? n : 1), size;
+	size_t want = n ? n : 1, pad = (size_t)(-(uintptr_t)a->next & (align - 1)), size;
 	void *p;
 
-	if (want > a->left) {
+	if (want + pad > a->left) {
 		/* A piece bigger than a quarter chunk gets a chunk of its own,
 		 * behind the current one, so the free space there stays usable. */
 		int alone = want > CHUNK_BYTES / 4;
@@ -52,10 +50,11 @@ static void *take(ab_arena *a, size_t n, int zero)
 			}
 			return c->data;
 		}
+		pad = 0;	/* a chunk's data is aligned for any type */
 	}
-	p = a->next;
-	a->next += want;
-	a->left -= want;
+	p = a->next + pad;
+	a->next += pad + want;
+	a->left -= pad + want;
 	if (zero)
 		memset(p, 0, n);
 	return p;
@@ -63,7 +62,7 @@ static void *take(ab_arena *a, size_t n, int zero)
 
 void *ab_arena_calloc(ab_arena *a, size_t n)
 {
-	return a ? take(a, n, 1) : ab_xcalloc(1, n);
+	return a ? take(a, n, ALIGN, 1) : ab_xcalloc(1, n);
 }
 
 char *ab_arena_strndup(ab_arena *a, const char *s, size_t n)
@@ -72,9 +71,19 @@ char *ab_arena_strndup(ab_arena *a, const char *s, size_t n)
 
 	if (!a)
 		return ab_xstrndup(s, n);
-	p = take(a, n + 1, 0);
+	p = take(a, n + 1, 1, 0);
 	memcpy(p, s, n);
 	p[n] = '\0';
+	return p;
+}
+
+char *ab_arena_concat(ab_arena *a, const char *s, size_t n, const char *t, size_t m)
+{
+	char *p = a ? take(a, n + m + 1, 1, 0) : ab_xmalloc(n + m + 1);
+
+	memcpy(p, s, n);
+	memcpy(p + n, t, m);
+	p[n + m] = '\0';
 	return p;
 }
 

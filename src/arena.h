@@ -22,6 +22,8 @@ typedef struct ab_arena {
 void *ab_arena_calloc(ab_arena *a, size_t n);
 /* A NUL-terminated copy of s[0..n). */
 char *ab_arena_strndup(ab_arena *a, const char *s, size_t n);
+/* A NUL-terminated s[0..n) followed by t[0..m). */
+char *ab_arena_concat(ab_arena *a, const char *s, size_t n, const char *t, size_t m);
 /* Moves every piece of from into into; from is empty afterwards. */
 void ab_arena_merge(ab_arena *into, ab_arena *from);
 /* Frees every piece; the arena is empty and usable again. */

@@ -419,16 +419,15 @@ static int url_resolve(const struct url_base *ub, ab_arena *arena, const char *r
 	int ret = -1;
 
 	if (ub->dir && url_is_simple(ref, n)) {
-		char *u = ab_arena_calloc(arena, ub->dirlen + n + 1);
-		memcpy(u, ub->dir, ub->dirlen);
-		memcpy(u + ub->dirlen, ref, n + 1);
+		char *u = ab_arena_concat(arena, ub->dir, ub->dirlen, ref, n);
+
 		*url = u;
-		/* No '%' and no dot segment: the last segment is the name. */
+		/* No '%' and no dot segment: the last segment is the name, the
+		 * end of the URL itself (the arena frees both at once). */
 		for (sl = n; sl > 0 && ref[sl - 1] != '/'; sl--)
 			;
 		*named = sl < n;
-		*filename = *named ? ab_arena_strndup(arena, ref + sl, n - sl)
-				   : ab_arena_strndup(arena, "artifact", 8);
+		*filename = *named ? u + ub->dirlen + sl : ab_arena_strndup(arena, "artifact", 8);
 		return 0;
 	}
 
@@ -525,8 +524,8 @@ struct ab_index_lookup {
 	uint64_t k0, k1;
 	struct commit_ent *commits;
 	size_t ncommits;
-	/* Commits are sorted the first time a name is looked up as one: a
-	 * run that names builds by id (most do) never pays for it. */
+	/* Commits are noted and sorted the first time a name is looked up as
+	 * one: a run that names builds by id (most do) never pays for it. */
 	pthread_mutex_t sort_lock;
 	int sorted;
 };
@@ -673,7 +672,6 @@ static struct ab_index_lookup *lookup_new(size_t nbuilds)
 		cap *= 2;
 	L->slots = ab_xcalloc_big(cap, sizeof *L->slots);
 	L->mask = cap - 1;
-	L->commits = ab_xcalloc_big(nbuilds, sizeof *L->commits);
 	pthread_mutex_init(&L->sort_lock, NULL);
 	if (getentropy(&L->k0, sizeof L->k0) < 0 || getentropy(&L->k1, sizeof L->k1) < 0) {
 		L->k0 = (uint64_t)(uintptr_t)L ^ ((uint64_t)getpid() << 32);
@@ -703,29 +701,18 @@ static void commit_entry(struct commit_ent *e, const char *c, size_t pos)
 	e->pos = pos;
 }
 
-/* Notes a commit for prefix lookups. */
-static void add_commit(struct ab_index_lookup *L, const char *c, size_t pos)
-{
-	commit_entry(&L->commits[L->ncommits++], c, pos);
-}
-
-/* The same two notes as index_ids makes, from one of several reading
- * threads at once: the id's slot is claimed with a compare-and-swap
- * (slots only ever go from empty to full, so two equal ids always meet
- * on the same probe path), the commit goes to the build's own entry
- * (compact_commits closes the gaps). -1 when the id is there already:
- * the caller then indexes again in document order, for the message.
- * h is the id's hash (siphash13 with the table's keys). */
+/* The note index_ids makes, from one of several reading threads at
+ * once: the id's slot is claimed with a compare-and-swap (slots only
+ * ever go from empty to full, so two equal ids always meet on the same
+ * probe path). -1 when the id is there already: the caller then indexes
+ * again in document order, for the message. h is the id's hash
+ * (siphash13 with the table's keys). */
 static int index_id_shared(struct ab_index_lookup *L, const ab_build *builds, size_t pos, uint64_t h)
 {
-	const char *id = builds[pos].id, *c = builds[pos].commit;
+	const char *id = builds[pos].id;
 	uint64_t tag = h & HI32;
 	size_t i = (size_t)h & L->mask;
 
-	if (c && strlen(c) >= MIN_PREFIX)
-		commit_entry(&L->commits[pos], c, pos);
-	else
-		L->commits[pos].commit = NULL;
 	for (;; i = (i + 1) & L->mask) {
 		uint64_t cur = __atomic_load_n(&L->slots[i], __ATOMIC_ACQUIRE);
 
@@ -737,18 +724,6 @@ static int index_id_shared(struct ab_index_lookup *L, const ab_build *builds, si
 		if ((cur & HI32) == tag && !strcmp(builds[(size_t)(cur & ~HI32) - 1].id, id))
 			return -1;
 	}
-}
-
-/* After index_id_shared for builds [0, n): the commit entries without
- * gaps, in document order. */
-static void compact_commits(struct ab_index_lookup *L, size_t n)
-{
-	size_t i, m = 0;
-
-	for (i = 0; i < n; i++)
-		if (L->commits[i].commit)
-			L->commits[m++] = L->commits[i];
-	L->ncommits = m;
 }
 
 static ssize_t find_id(const ab_index *idx, const char *name)
@@ -766,14 +741,21 @@ static ssize_t find_id(const ab_index *idx, const char *name)
 }
 
 /* Finds the range [*lo, *hi) of sorted commits starting with prefix
- * (sorting them first, once). */
-static void find_prefix(const struct ab_index_lookup *cL, const char *prefix, size_t *lo, size_t *hi)
+ * (noting and sorting them first, once). */
+static void find_prefix(const ab_index *idx, const char *prefix, size_t *lo, size_t *hi)
 {
-	struct ab_index_lookup *L = (struct ab_index_lookup *)cL;	/* the order is a cache */
-	size_t n = strlen(prefix), a, b;
+	struct ab_index_lookup *L = idx->lookup;	/* the order is a cache */
+	size_t n = strlen(prefix), a, b, i;
 
 	pthread_mutex_lock(&L->sort_lock);
 	if (!L->sorted) {
+		L->commits = ab_xmalloc_big((idx->nbuilds ? idx->nbuilds : 1) * sizeof *L->commits);
+		for (i = 0; i < idx->nbuilds; i++) {
+			const char *c = idx->builds[i].commit;
+
+			if (c && strlen(c) >= MIN_PREFIX)
+				commit_entry(&L->commits[L->ncommits++], c, i);
+		}
 		sort_commits(L->commits, L->ncommits);
 		L->sorted = 1;
 	}
@@ -823,7 +805,7 @@ ssize_t ab_index_find(const ab_index *idx, const char *name, ab_error *err)
 		return pos;
 	n = strlen(name);
 	if (L)
-		find_prefix(L, name, &lo, &hi);
+		find_prefix(idx, name, &lo, &hi);
 	if (n >= MIN_PREFIX) {
 		if (hi - lo == 1)
 			return (ssize_t)L->commits[lo].pos;
@@ -1005,18 +987,34 @@ static int dup_str(struct parser *P, ab_arena *arena, const json_t *o, const cha
 	return r < 0 ? -1 : 0;
 }
 
-/* Checks 64 hex digits and copies them lowercased. */
+/* Each byte as a lowercase hex digit, 0 when it is none. */
+static char hex_lower[256];
+
+static void hex_lower_init(void)
+{
+	int c;
+
+	for (c = 0; c < 256; c++)
+		hex_lower[c] = hexval((unsigned char)c) >= 0 ? (char)lc((unsigned char)c) : 0;
+}
+
+/* Checks 64 hex digits and copies them lowercased. Without a branch per
+ * digit: random digits defeat the branch predictor, and a million
+ * artifacts made the branchy loop 6 % of a big index's load. */
 static int hex64(const char *s, char *out)
 {
-	int i;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	int i, bad = 0;
 
+	pthread_once(&once, hex_lower_init);
 	for (i = 0; i < 64; i++) {
-		if (hexval((unsigned char)s[i]) < 0)
-			return 0;
-		out[i] = (char)lc((unsigned char)s[i]);
+		char h = hex_lower[(unsigned char)s[i]];
+
+		bad |= !h;
+		out[i] = h;
 	}
 	out[64] = '\0';
-	return 1;
+	return !bad;
 }
 
 static int read_artifact(struct parser *P, const json_t *o, ab_artifact *a)
@@ -1511,8 +1509,6 @@ static int index_ids(struct parser *P, size_t upto)
 				    other);
 		}
 		L->slots[slot] = tag | (uint64_t)(i + 1);
-		if (b->commit && strlen(b->commit) >= MIN_PREFIX)
-			add_commit(L, b->commit, i);
 	}
 	return 0;
 }
@@ -1623,15 +1619,11 @@ static int read_streamed_builds(struct parser *P)
 	}
 	for (k = 0; k < P->npieces; k++)
 		ab_error_clear(&results[k].err);
-	if (rc == 0 && bad == n && !clash) {
-		/* Every build read and noted, no id twice. */
-		compact_commits(idx->lookup, n);
-		return 0;
-	}
+	if (rc == 0 && bad == n && !clash)
+		return 0;	/* every build read and noted, no id twice */
 	/* Otherwise the tables are made again in document order: the fault
 	 * named is the one a single thread would name. */
 	memset(idx->lookup->slots, 0, (idx->lookup->mask + 1) * sizeof *idx->lookup->slots);
-	idx->lookup->ncommits = 0;
 	if (rc < 0) {
 		ab_arena_clear(P->arena);
 		memset(idx->builds, 0, n * sizeof *idx->builds);

@@ -29,7 +29,8 @@ typedef struct ab_artifact {
 	int64_t size;		/* -1 when the index does not say */
 	ab_artifact_type type;
 	char *name;		/* optional, NULL when absent */
-	char *filename;		/* last path segment of url, never empty */
+	char *filename;		/* last path segment of url, never empty; in a
+				 * parsed index it may be the end of url itself */
 } ab_artifact;
 
 typedef struct ab_build {
