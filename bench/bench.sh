@@ -203,7 +203,8 @@ PY
 	printf '   %8d builds (%4d MB): %5.2f s, %5d MB peak (%.1fx the file)' "$nb" $((fsize / 1000000)) "$t" \
 		$((kb / 1024)) "$(echo "$kb * 1024 / $fsize" | bc -l)"
 	if [ -n "$floor" ] && read -r ft _ fth < <("$floor" "$W/idx-$nb.json"); then
-		printf '; jansson alone %5.2f s (%d threads)' "$ft" "$fth"
+		printf '; jansson alone %5.2f s (%d threads), artbisect / jansson = %s' "$ft" "$fth" \
+			"$(ratio "$t" "$ft")"
 	fi
 	echo
 	rm -f "$W/idx-$nb.json"
