@@ -349,14 +349,18 @@ static void ctx_save(ctx *c)
 
 	if (!c->sess || c->snapshot_failed)
 		return;
-	/* The session names its snapshot: the snapshot is on disk first. */
-	if (c->snapshot && ctx_keep_snapshot(c) < 0) {
-		c->snapshot_failed = 1;
-		ab_progress_flush(&c->prog);
-		ab_message(_("the session could not be saved: %s"), c->err.msg);
-		c->err.msg[0] = 0;
-		c->err.code = 0;
-		return;
+	/* The session names its snapshot: the snapshot is on disk first.
+	 * (Its own error: c->err may hold the run's.) */
+	if (c->snapshot) {
+		int rc = ab_write_finish(c->snapshot, 1, &err);
+
+		c->snapshot = NULL;
+		if (rc < 0) {
+			c->snapshot_failed = 1;
+			ab_progress_flush(&c->prog);
+			ab_message(_("the session could not be saved: %s"), err.msg);
+			return;
+		}
 	}
 	if (c->b) {
 		ab_session_capture(c->sess, c->b);

@@ -92,6 +92,19 @@ is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0020 "index rewritten durin
 cmp -s "$W/index.snapshot" "$T/index.orig"
 tap_ok $? "index rewritten during the run: the snapshot is the index as it was read"
 
+# A snapshot that cannot be put in place (a directory in its way): the
+# run goes on and finds the culprit, says once that the session is not
+# saved, and writes no session that would lack its snapshot.
+fresh
+mkdir -p "$W/index.snapshot"
+run "$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app --json --no-prefetch \
+	--cache-dir "$T/cache" --work-dir "$W"
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0020 "snapshot in the way: the run still finds b0020"
+is "$(echo "$ERR" | grep -c 'the session could not be saved: cannot write .*index.snapshot')" 1 \
+	"snapshot in the way: said once, naming the file"
+tap_ok $([ ! -e "$W/session.json" ] && echo 0 || echo 1) "snapshot in the way: no session written"
+rmdir "$W/index.snapshot"
+
 # A refused range writes nothing (the snapshot waits for acceptance).
 fresh
 exit_is 2 "a refused range: exit 2" "$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app \
