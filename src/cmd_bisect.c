@@ -138,12 +138,12 @@ static void ctx_start_snapshot(ctx *c)
 }
 
 /* Waits for the snapshot and puts it in place. 0, or -1 with err. */
-static int ctx_keep_snapshot(ctx *c)
+static int ctx_keep_snapshot(ctx *c, ab_error *err)
 {
 	int rc;
 
 	ctx_start_snapshot(c);
-	rc = ab_write_finish(c->snapshot, 1, &c->err);
+	rc = ab_write_finish(c->snapshot, 1, err);
 	c->snapshot = NULL;
 	return rc;
 }
@@ -351,16 +351,11 @@ static void ctx_save(ctx *c)
 		return;
 	/* The session names its snapshot: the snapshot is on disk first.
 	 * (Its own error: c->err may hold the run's.) */
-	if (c->snapshot) {
-		int rc = ab_write_finish(c->snapshot, 1, &err);
-
-		c->snapshot = NULL;
-		if (rc < 0) {
-			c->snapshot_failed = 1;
-			ab_progress_flush(&c->prog);
-			ab_message(_("the session could not be saved: %s"), err.msg);
-			return;
-		}
+	if (c->snapshot && ctx_keep_snapshot(c, &err) < 0) {
+		c->snapshot_failed = 1;
+		ab_progress_flush(&c->prog);
+		ab_message(_("the session could not be saved: %s"), err.msg);
+		return;
 	}
 	if (c->b) {
 		ab_session_capture(c->sess, c->b);
@@ -1204,7 +1199,7 @@ int ab_cmd_replay(ab_cli *cli, int argc, char **argv)
 	free(c.sess->started);
 	c.sess->started = ab_xstrdup(log->started);
 	c.sess->index_url = ab_xstrdup(c.idx->source_url);
-	if (ctx_keep_snapshot(&c) < 0 ||
+	if (ctx_keep_snapshot(&c, &c.err) < 0 ||
 	    ctx_make_bisect(&c, good_idx, bad_idx) < 0 ||
 	    ab_session_apply(log, c.b, 0, &c.err) < 0 || ctx_open_cache(&c) < 0) {
 		ab_session_free(log);
