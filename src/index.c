@@ -226,6 +226,26 @@ static char *normalize_url(const char *url, unsigned flags, CURLUcode *rcp)
 	return ret;
 }
 
+/* curl refuses to decode a %00, so the path is whole. */
+char *ab_index_local_path(const char *url)
+{
+	CURLU *h = curl_url();
+	char *host = NULL, *path = NULL, *ret = NULL;
+
+	if (!h)
+		abort();
+	if (url && !strncmp(url, "file://", 7) &&
+	    !curl_url_set(h, CURLUPART_URL, url, 0) &&
+	    (curl_url_get(h, CURLUPART_HOST, &host, 0) == CURLUE_NO_HOST || (host && (!*host ||
+	     strcase_eq(host, "localhost")))) &&
+	    !curl_url_get(h, CURLUPART_PATH, &path, CURLU_URLDECODE) && path[0] == '/')
+		ret = ab_xstrdup(path);
+	curl_free(host);
+	curl_free(path);
+	curl_url_cleanup(h);
+	return ret;
+}
+
 char *ab_index_source_url(const char *arg, ab_error *err)
 {
 	size_t sl;
@@ -1168,19 +1188,46 @@ static size_t skip_ws(const char *d, size_t len, size_t pos)
 	return pos;
 }
 
-/* From the '[' at pos: the offset just past the matching ']' in *end
- * and the number of elements in *count. P's pieces: the array cut at
- * the first elements that start after each MAX_PIECES-th of the
- * document (piece 0 is left for the caller to fill in). -1 when the
- * text is not shaped like an array (jansson will say how). */
-static int scan_array(struct parser *P, const char *d, size_t len, size_t pos, size_t *end,
-		      size_t *count)
-{
-	size_t depth = 0, n = 0, cut = 1;
-	int content = 0;
+static int thread_cap;	/* ab_index_set_threads */
 
-	P->npieces = 1;
-	for (; pos < len; pos++) {
+void ab_index_set_threads(int n)
+{
+	__atomic_store_n(&thread_cap, n, __ATOMIC_RELAXED);
+}
+
+/* How many threads may read a big index. */
+static long load_threads(void)
+{
+	int cap = __atomic_load_n(&thread_cap, __ATOMIC_RELAXED);
+
+	return cap > 0 ? cap : sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static int is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The array scanner's state: where it is, how deep (the array's own
+ * level is 1), the commas of the array seen and whether it holds
+ * anything at all. */
+struct scan_state {
+	size_t pos, depth, commas;
+	int content;
+};
+
+enum { SCAN_STOP, SCAN_CLOSED, SCAN_COMMA, SCAN_BAD };
+
+/* Runs the scanner over d from st->pos while pos < stop. SCAN_CLOSED:
+ * the array closed (st->pos just past its bracket); SCAN_COMMA: a comma
+ * of the array at or after cut (st->pos just past it); SCAN_STOP at
+ * stop; SCAN_BAD when the text is not shaped like an array. */
+static int scan_run(struct scan_state *st, const char *d, size_t len, size_t stop, size_t cut)
+{
+	size_t pos = st->pos, depth = st->depth;
+	int rc = SCAN_STOP;
+
+	for (; pos < stop; pos++) {
 		char c = d[pos];
 
 		if (c == '"') {
@@ -1191,8 +1238,10 @@ static int scan_array(struct parser *P, const char *d, size_t len, size_t pos, s
 				const char *q = memchr(d + pos + 1, '"', len - pos - 1);
 				size_t bs = 0;
 
-				if (!q)
-					return -1;
+				if (!q) {
+					rc = SCAN_BAD;
+					goto out;
+				}
 				pos = (size_t)(q - d);
 				while (d[pos - 1 - bs] == '\\')
 					bs++;
@@ -1200,34 +1249,217 @@ static int scan_array(struct parser *P, const char *d, size_t len, size_t pos, s
 					break;
 			}
 			if (depth == 1)
-				content = 1;
+				st->content = 1;
 			continue;
 		}
 		if (c == '[' || c == '{') {
 			if (depth == 1)
-				content = 1;
+				st->content = 1;
 			depth++;
 		} else if (c == ']' || c == '}') {
-			if (depth == 0)
-				return -1;
+			if (depth == 0) {
+				rc = SCAN_BAD;
+				goto out;
+			}
 			if (--depth == 0) {
-				*end = pos + 1;
-				*count = content ? n + 1 : 0;
-				return 0;
+				pos++;
+				rc = SCAN_CLOSED;
+				goto out;
 			}
 		} else if (c == ',' && depth == 1) {
-			n++;
-			if (cut < MAX_PIECES && pos >= cut * (len / MAX_PIECES)) {
-				P->piece_first[P->npieces] = n;
-				P->piece_at[P->npieces++] = pos + 1;
-				while (cut < MAX_PIECES && pos >= cut * (len / MAX_PIECES))
-					cut++;
+			st->commas++;
+			if (pos >= cut) {
+				pos++;
+				rc = SCAN_COMMA;
+				goto out;
 			}
-		} else if (depth == 1 && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-			content = 1;
+		} else if (depth == 1 && !is_ws(c)) {
+			st->content = 1;
 		}
 	}
-	return -1;
+out:
+	st->pos = pos;
+	st->depth = depth;
+	return rc;
+}
+
+#define GUESS_TRIES 16
+#define GUESS_LOOK ((size_t)64 << 10)
+
+/* A likely place just after a comma between two builds, at or after
+ * from and before limit: '}' ',' and then the text the first build
+ * starts with up to its first key (sig: {"id", say), and nothing after
+ * it that closes the array before the next comma at its level. 0 when
+ * there is none. Only a guess: the stretch before it checks it. */
+static size_t guess_cut(const char *d, size_t len, size_t from, size_t limit, const char *sig,
+			size_t siglen)
+{
+	size_t pos = from;
+	int tries = 0;
+
+	/* A few tries, each looking a little way: in a document unlike a
+	 * farm's the cut is given up rather than paid for. */
+	while (pos < limit && tries < GUESS_TRIES) {
+		const char *q = memchr(d + pos, ',', limit - pos);
+		struct scan_state st = { 0, 1, 0, 0 };
+		size_t c, a, b;
+		int r;
+
+		if (!q)
+			return 0;
+		c = (size_t)(q - d);
+		pos = c + 1;
+		for (a = c; a > from && is_ws(d[a - 1]); a--)
+			;
+		b = skip_ws(d, len, c + 1);
+		if (a == from || d[a - 1] != '}' || len - b < siglen || memcmp(d + b, sig, siglen))
+			continue;
+		tries++;
+		st.pos = c + 1;
+		r = scan_run(&st, d, len, len - st.pos > GUESS_LOOK ? st.pos + GUESS_LOOK : len, 0);
+		if (r == SCAN_COMMA)
+			return c + 1;
+	}
+	return 0;
+}
+
+/* One stretch of the builds array, scanned on its own: [from, to), from
+ * just after a comma of the array (or its '['). ok when it ends just
+ * after another comma of the array, at to; the last stretch, when the
+ * array closes (end just past it). */
+struct stretch {
+	size_t from, to, commas, end;
+	int last, ok, content;
+};
+
+struct stretch_work {
+	const char *d;
+	size_t len, n, next;	/* next: the next stretch nobody took */
+	struct stretch *s;
+};
+
+static void *scan_stretches(void *arg)
+{
+	struct stretch_work *w = arg;
+	size_t k;
+
+	while ((k = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n) {
+		struct stretch *s = &w->s[k];
+		struct scan_state st = { s->from, 1, 0, 0 };
+		int r = scan_run(&st, w->d, w->len, s->last ? w->len : s->to, SIZE_MAX);
+
+		s->commas = st.commas;
+		s->content = st.content;
+		s->end = st.pos;
+		s->ok = s->last ? r == SCAN_CLOSED
+			       : r == SCAN_STOP && st.pos == s->to && st.depth == 1 && w->d[s->to - 1] == ',';
+	}
+	return NULL;
+}
+
+#define GUESS_WINDOW ((size_t)1 << 20)
+/* Below this many bytes the array is scanned by one thread. */
+#define SPLIT_SCAN_MIN ((size_t)1 << 20)
+
+/* scan_array's work on every core: the array is cut at guessed places
+ * and each stretch scanned alone. Stretch 0 starts where the array
+ * does, so it is scanned right; each stretch that ends where the next
+ * was guessed to start, just after a comma of the array, proves that
+ * guess, and so on to the last. -1 when a guess fails: the caller
+ * scans the array in one go. */
+static int scan_array_split(struct parser *P, const char *d, size_t len, size_t pos, size_t *end,
+			    size_t *count)
+{
+	struct stretch s[MAX_PIECES];
+	struct stretch_work w = { d, len, 0, 0, s };
+	pthread_t th[MAX_READERS];
+	long cpus = load_threads();
+	size_t k, cut, n = 0, commas = 0;
+	int started = 0, helpers, content = 0;
+
+	const char *sig, *q;
+	size_t siglen;
+
+	if (len - pos < SPLIT_SCAN_MIN || cpus < 2)
+		return -1;
+	/* What the first build starts with, to its first key. */
+	sig = d + skip_ws(d, len, pos + 1);
+	q = sig + 1 < d + len && sig[0] == '{' ? d + skip_ws(d, len, (size_t)(sig - d) + 1) : NULL;
+	if (!q || q >= d + len || *q != '"' || !(q = memchr(q + 1, '"', (size_t)(d + len - q - 1))) ||
+	    memchr(sig, '\\', (size_t)(q - sig)) || q - sig >= 64)
+		return -1;
+	siglen = (size_t)(q - sig) + 1;
+	memset(s, 0, sizeof s);
+	s[n++].from = pos + 1;
+	for (k = 1; k < MAX_PIECES; k++) {
+		size_t at = k * (len / MAX_PIECES);
+
+		if (at <= s[n - 1].from)
+			continue;
+		cut = guess_cut(d, len, at, at + GUESS_WINDOW < len ? at + GUESS_WINDOW : len, sig, siglen);
+		if (cut > s[n - 1].from)
+			s[n++].from = cut;
+	}
+	if (n < 2)
+		return -1;
+	for (k = 0; k + 1 < n; k++)
+		s[k].to = s[k + 1].from;
+	s[n - 1].last = 1;
+	w.n = n;
+	helpers = (int)(cpus < MAX_READERS ? cpus : MAX_READERS) - 1;
+	for (started = 0; started < helpers; started++)
+		if (pthread_create(&th[started], NULL, scan_stretches, &w) != 0)
+			break;
+	scan_stretches(&w);
+	while (started > 0)
+		pthread_join(th[--started], NULL);
+	for (k = 0; k < n; k++) {
+		if (!s[k].ok)
+			return -1;
+		content |= s[k].content;
+		P->piece_first[k] = commas;
+		P->piece_at[k] = s[k].from;
+		commas += s[k].commas;
+	}
+	P->npieces = n;
+	P->idx->split_scan = 1;
+	*end = s[n - 1].end;
+	*count = content ? commas + 1 : 0;
+	return 0;
+}
+
+/* From the '[' at pos: the offset just past the matching ']' in *end
+ * and the number of elements in *count. P's pieces: the array cut at
+ * the first elements that start after each MAX_PIECES-th of the
+ * document (piece 0 is left for the caller to fill in). -1 when the
+ * text is not shaped like an array (jansson will say how). */
+static int scan_array(struct parser *P, const char *d, size_t len, size_t pos, size_t *end,
+		      size_t *count)
+{
+	struct scan_state st = { pos + 1, 1, 0, 0 };
+	size_t cut = 1;
+
+	if (scan_array_split(P, d, len, pos, end, count) == 0)
+		return 0;
+	P->npieces = 1;
+	for (;;) {
+		size_t at = cut < MAX_PIECES ? cut * (len / MAX_PIECES) : SIZE_MAX;
+
+		switch (scan_run(&st, d, len, len, at)) {
+		case SCAN_COMMA:
+			P->piece_first[P->npieces] = st.commas;
+			P->piece_at[P->npieces++] = st.pos;
+			while (cut < MAX_PIECES && st.pos - 1 >= cut * (len / MAX_PIECES))
+				cut++;
+			break;
+		case SCAN_CLOSED:
+			*end = st.pos;
+			*count = st.content ? st.commas + 1 : 0;
+			return 0;
+		default:
+			return -1;
+		}
+	}
 }
 
 /* Where offset off lies, as jansson counts: line from 1, column in code
@@ -1327,7 +1559,7 @@ static json_t *load_top(struct parser *P, int *fallback)
 			P->piece_at[0] = pos + 1;
 			P->piece_first[P->npieces] = count;
 			if (count < PARALLEL_MIN_BUILDS || P->npieces < 2 ||
-			    P->piece_first[P->npieces - 1] >= count || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+			    P->piece_first[P->npieces - 1] >= count || load_threads() < 2)
 				P->npieces = 0;
 			next = end;
 		} else {
@@ -1568,7 +1800,7 @@ static int read_streamed_builds(struct parser *P)
 	size_t n = idx->nbuilds, end_pos, bad = n, next_piece = 0, k;
 	struct piece_result results[MAX_PIECES];
 	struct reader readers[MAX_READERS];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long cpus = load_threads();
 	int nreaders, started, i, rc, clash = 0;
 
 	nreaders = (int)(cpus < MAX_READERS ? cpus : MAX_READERS);
@@ -1578,6 +1810,7 @@ static int read_streamed_builds(struct parser *P)
 		rc = read_builds_range(P, 0, n, P->builds_at + 1, &end_pos, &bad);
 		return finish_builds(P, rc < 0 ? bad : n);
 	}
+	idx->read_pieces = P->npieces;
 	memset(results, 0, sizeof results);
 	memset(readers, 0, sizeof readers);
 	for (i = 0; i < nreaders; i++) {

@@ -58,12 +58,24 @@ typedef struct ab_index {
 	struct ab_arena *arena;	/* private: holds the builds' strings and
 				 * artifacts; NULL in an index built by hand,
 				 * whose pieces are each malloc'd */
+	/* How the builds array was read, for tests and benchmarks: in how
+	 * many pieces (0: by one thread), found by a scan split across the
+	 * cores (split_scan) or by one. */
+	size_t read_pieces;
+	int split_scan;
 } ab_index;
+
+/* A big index is read by as many threads as there are cores (at most
+ * 8); n > 0 caps them (1: one thread, no split scan), 0 undoes it. */
+void ab_index_set_threads(int n);
 
 /* Turns a command-line --index argument (path, file://, http://, https://)
  * into an absolute URL. A plain path becomes file:// of its absolute
  * form. NULL with err set when the scheme is not supported. */
 char *ab_index_source_url(const char *arg, ab_error *err);
+/* The local path a file:// URL names (host empty or localhost), NULL for
+ * any other URL. */
+char *ab_index_local_path(const char *url);
 
 /* The name used in messages for an index at url: its last path segment. */
 char *ab_index_label(const char *url);

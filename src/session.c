@@ -388,6 +388,11 @@ ab_pending_write *ab_session_save_index(const char *work_dir, const char *data, 
 	return w;
 }
 
+char *ab_session_index_path(const char *work_dir)
+{
+	return ab_path_join(work_dir, SNAPSHOT_FILE);
+}
+
 int ab_session_load_index(const char *work_dir, char **data, size_t *len, ab_error *err)
 {
 	char *p = ab_path_join(work_dir, SNAPSHOT_FILE);

@@ -69,12 +69,15 @@ int ab_session_lock(const char *work_dir, ab_error *err);
 void ab_session_unlock(int fd);
 
 /* The index document as read at the start. Written in the background
- * (a big index is hundreds of megabytes) while it is being parsed; data
+ * (a big index is hundreds of megabytes) while the first build
+ * downloads; data
  * must stay as it is until ab_write_finish keeps it (or drops it, when
  * the session turns out to be another one). */
 ab_pending_write *ab_session_save_index(const char *work_dir, const char *data, size_t len);
 /* 0 with the bytes, 1 when there is no snapshot (a repository index). */
 int ab_session_load_index(const char *work_dir, char **data, size_t *len, ab_error *err);
+/* Where the snapshot lies (to be freed). */
+char *ab_session_index_path(const char *work_dir);
 
 /* Copies b's verdicts, result and counters into s (current is left). */
 void ab_session_capture(ab_session *s, const ab_bisect *b);

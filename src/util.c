@@ -416,6 +416,7 @@ struct ab_pending_write {
 	const void *data;
 	size_t len;
 	int mode, errnum, threaded;
+	int done;	/* the thread joined, or the writing done here */
 	pthread_t thread;
 };
 
@@ -448,16 +449,27 @@ ab_pending_write *ab_write_begin(const char *path, const void *data, size_t len,
 	return w;
 }
 
+void ab_write_wait(ab_pending_write *w)
+{
+	if (!w || w->done)
+		return;
+	if (w->threaded)
+		pthread_join(w->thread, NULL);
+	else
+		pending_run(w);
+	w->done = 1;
+}
+
 int ab_write_finish(ab_pending_write *w, int keep, ab_error *err)
 {
 	int rc = 0;
 
 	if (!w)
 		return 0;
-	if (w->threaded)
+	if (keep)
+		ab_write_wait(w);
+	else if (w->threaded && !w->done)
 		pthread_join(w->thread, NULL);
-	else if (keep)
-		pending_run(w);
 	if (keep && (!w->tmp || commit_tmp(w->tmp, w->path) < 0)) {
 		int e = w->tmp ? errno : w->errnum;
 

@@ -53,6 +53,8 @@ int ab_write_atomic(const char *path, const void *data, size_t len, int mode, ab
  * then renames the file into place (keep) or removes it. */
 typedef struct ab_pending_write ab_pending_write;
 ab_pending_write *ab_write_begin(const char *path, const void *data, size_t len, int mode);
+/* Waits for the writing without putting the file in place. */
+void ab_write_wait(ab_pending_write *w);
 int ab_write_finish(ab_pending_write *w, int keep, ab_error *err);
 /* Monotonic seconds. */
 double ab_now(void);

@@ -633,6 +633,9 @@ static void test_big(void)
 	idx = ab_index_parse(b.data, b.len, HTTP_URL, &err);
 	t = ab_now() - t;
 	tap_ok(idx && idx->nbuilds == n, "100,000 builds parse (%.3f s)%s%s", t, idx ? "" : ": ", idx ? "" : err.msg);
+	if (idx && sysconf(_SC_NPROCESSORS_ONLN) >= 2)
+		tap_ok(idx->split_scan && idx->read_pieces >= 8,
+		       "100,000 builds: found by a split scan, read in %zu pieces", idx->read_pieces);
 	if (idx) {
 		for (i = 0; i < n; i++) {
 			char id[16];
@@ -784,6 +787,105 @@ static void test_big_faults(void)
 	}
 }
 
+/* 20,000 builds (about 4 MB) whose text is made by mk(i): the split
+ * scan's guesses at the builds' boundaries checked against what it
+ * finds. */
+static ab_index *shaped(void (*mk)(ab_buf *, size_t), ab_error *err)
+{
+	ab_buf b = {0};
+	ab_index *idx;
+	size_t i;
+
+	ab_buf_puts(&b, HEAD "\"builds\":[");
+	for (i = 0; i < 20000; i++) {
+		if (i)
+			ab_buf_puts(&b, ", ");
+		mk(&b, i);
+	}
+	ab_buf_puts(&b, "], \"mirrors\": [\"http://m1/\", \"http://m2/\"]}");
+	ab_error_clear(err);
+	idx = ab_index_parse(b.data, b.len, HTTP_URL, err);
+	ab_buf_free(&b);
+	return idx;
+}
+
+/* Three artifacts a build: "}, {" between artifacts is no boundary. */
+static void mk_three(ab_buf *b, size_t i)
+{
+	ab_buf_printf(b, "{\"id\":\"t%zu\",\"artifacts\":[" ART("a.rpm") ", " ART("b.rpm") ", "
+		      "{\"url\":\"c-%zu.rpm\",\"sha256\":\"" SHA_A "\"}]}", i, i);
+}
+
+/* Strings full of what boundaries look like, escaped quotes included:
+ * every guess may fall inside one. */
+static void mk_tricky(ab_buf *b, size_t i)
+{
+	ab_buf_printf(b, "{\"id\":\"k%zu\",\"note\":\"}, {\\\"id\\\": \\\"x\\\"}, {}, {\\\\\", "
+		      "\"artifacts\":[" ART("a.rpm") "]}", i);
+}
+
+/* Objects inside each build that start as builds do: guesses fall on
+ * them, the scan finds out, and one thread scans the array. */
+static void mk_nested(ab_buf *b, size_t i)
+{
+	ab_buf_printf(b, "{\"id\":\"n%zu\",\"deps\":[{\"id\":\"x\"}, {\"id\":\"y\"}, {\"id\":\"z\"}, "
+		      "{\"id\":\"w\"}],\"artifacts\":[" ART("a.rpm") "]}", i);
+}
+
+/* One huge build in the middle of small ones. */
+static void mk_one_huge(ab_buf *b, size_t i)
+{
+	size_t k;
+
+	if (i != 10000) {
+		ab_buf_printf(b, "{\"id\":\"h%zu\",\"artifacts\":[" ART("a.rpm") "]}", i);
+		return;
+	}
+	ab_buf_printf(b, "{\"id\":\"h%zu\",\"artifacts\":[", i);
+	for (k = 0; k < 30000; k++)
+		ab_buf_printf(b, "%s{\"url\":\"p%zu.rpm\",\"sha256\":\"" SHA_A "\"}", k ? ", " : "", k);
+	ab_buf_puts(b, "]}");
+}
+
+static void test_split_scan(void)
+{
+	int cores = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+	ab_error err = {0};
+	ab_index *idx;
+
+	idx = shaped(mk_three, &err);
+	tap_ok(idx && idx->nbuilds == 20000 && idx->builds[19999].nartifacts == 3 &&
+	       !strcmp(idx->builds[12345].artifacts[2].filename, "c-12345.rpm") &&
+	       ab_index_find(idx, "t15000", &err) == 15000 && idx->nmirrors == 2,
+	       "three artifacts a build: every build read");
+	if (cores)
+		tap_ok(idx && idx->split_scan, "three artifacts a build: a split scan");
+	ab_index_free(idx);
+
+	idx = shaped(mk_tricky, &err);
+	tap_ok(idx && idx->nbuilds == 20000 && ab_index_find(idx, "k19999", &err) == 19999 &&
+	       ab_index_find(idx, "k7777", &err) == 7777,
+	       "boundaries inside strings: every build read, each in its place%s%s",
+	       idx ? "" : ": ", idx ? "" : err.msg);
+	ab_index_free(idx);
+
+	idx = shaped(mk_nested, &err);
+	tap_ok(idx && idx->nbuilds == 20000 && ab_index_find(idx, "n19999", &err) == 19999 &&
+	       ab_index_find(idx, "n4321", &err) == 4321,
+	       "objects inside builds that look like builds: every build read");
+	if (cores)
+		tap_ok(idx && !idx->split_scan && idx->read_pieces >= 8,
+		       "... found by one scan after the guesses failed, read in %zu pieces",
+		       idx ? idx->read_pieces : 0);
+	ab_index_free(idx);
+
+	idx = shaped(mk_one_huge, &err);
+	tap_ok(idx && idx->nbuilds == 20000 && idx->builds[10000].nartifacts == 30000 &&
+	       ab_index_find(idx, "h10001", &err) == 10001 && ab_index_find(idx, "h19999", &err) == 19999,
+	       "one build of 30,000 artifacts among small ones: every build read");
+	ab_index_free(idx);
+}
+
 /* ------------------------------------------------------------------ */
 
 /* Mutated documents, bytes inserted, deleted and replaced anywhere: each
@@ -914,6 +1016,104 @@ static void test_mutations(void)
 		tap_diag("%s", first_bad);
 }
 
+/* Both results the same: refused with one message, or the same builds
+ * in the same places. NULL when they are. */
+static const char *same_result(const ab_index *a, const ab_error *ea, const ab_index *b,
+			       const ab_error *eb)
+{
+	size_t i, j;
+
+	if (!a || !b)
+		return !a && !b && ea->code == eb->code && !strcmp(ea->msg, eb->msg) ? NULL
+			: "one refused, the other not, or refused differently";
+	if (a->nbuilds != b->nbuilds)
+		return "different numbers of builds";
+	for (i = 0; i < a->nbuilds; i++) {
+		const ab_build *x = &a->builds[i], *y = &b->builds[i];
+
+		if (strcmp(x->id, y->id) || x->nartifacts != y->nartifacts || x->failed != y->failed)
+			return "a different build";
+		for (j = 0; j < x->nartifacts; j++)
+			if (strcmp(x->artifacts[j].url, y->artifacts[j].url) ||
+			    strcmp(x->artifacts[j].sha256, y->artifacts[j].sha256))
+				return "a different artifact";
+	}
+	return NULL;
+}
+
+/* A big document (read in pieces after a split scan) mutated near the
+ * places the scan cuts it and anywhere else: what several threads make
+ * of it is what one thread makes of it. */
+static void test_big_mutations(void)
+{
+	const int rounds = 120;
+	ab_buf base = {0};
+	size_t i;
+	int r, bad = 0, refused = 0;
+	char first_bad[600] = "";
+
+	ab_buf_puts(&base, HEAD "\"builds\":[\n");
+	for (i = 0; i < 8000; i++) {
+		if (i)
+			ab_buf_puts(&base, ",\n");
+		if (i % 7 == 3)
+			ab_buf_printf(&base, "{\"id\":\"m%zu\",\"artifacts\":[" ART("a.rpm") ", " ART("b.rpm") "]}", i);
+		else
+			ab_buf_printf(&base, "{\"id\":\"m%zu\",\"commit\":\"%040zx\",\"note\":\"}, {\\\"id\\\"\","
+				      "\"artifacts\":[" ART("x.rpm") "]}", i, i);
+	}
+	ab_buf_puts(&base, "]}\n");
+	for (r = 0; r < rounds; r++) {
+		ab_buf v = {0};
+		ab_index *one, *many;
+		ab_error e1 = {0}, e2 = {0};
+		const char *why;
+		int k, edits = 1 + (int)(rnd() % 3);
+
+		ab_buf_append(&v, base.data, base.len);
+		for (k = 0; k < edits; k++) {
+			/* Half the edits within 300 bytes after a cut's place. */
+			size_t at = rnd() % 2 ? (size_t)(rnd() % v.len)
+					      : (1 + rnd() % 15) * (v.len / 16) + (size_t)(rnd() % 300);
+			const char *piece = pieces[rnd() % (sizeof pieces / sizeof pieces[0])];
+			ab_buf out = {0};
+			size_t drop;
+
+			if (at >= v.len)
+				at = v.len - 1;
+			drop = (size_t)(rnd() % 2);	/* insert, or replace a byte */
+
+			ab_buf_append(&out, v.data, at);
+			ab_buf_puts(&out, piece);
+			ab_buf_append(&out, v.data + at + drop, v.len - at - drop);
+			ab_buf_free(&v);
+			v = out;
+		}
+		ab_index_set_threads(1);
+		one = ab_index_parse(v.data, v.len, HTTP_URL, &e1);
+		ab_index_set_threads(0);
+		many = ab_index_parse(v.data, v.len, HTTP_URL, &e2);
+		refused += !many;
+		why = same_result(one, &e1, many, &e2);
+		if (!why)
+			why = check_result(many, &e2);
+		if (why && !bad++)
+			snprintf(first_bad, sizeof first_bad, "%s: one thread: %.250s; several: %.250s", why,
+				 one ? "accepted" : e1.msg, many ? "accepted" : e2.msg);
+		ab_index_free(one);
+		ab_index_free(many);
+		ab_error_clear(&e1);
+		ab_error_clear(&e2);
+		ab_buf_free(&v);
+	}
+	ab_buf_free(&base);
+	tap_ok(!bad && refused > 0 && refused < rounds,
+	       "%d mutated big documents: several threads make of each what one does (%d refused, %d differ)",
+	       rounds, refused, bad);
+	if (*first_bad)
+		tap_diag("%s", first_bad);
+}
+
 int main(void)
 {
 	test_bad();
@@ -928,6 +1128,8 @@ int main(void)
 	test_source_url();
 	test_big();
 	test_big_faults();
+	test_split_scan();
+	test_big_mutations();
 	test_mutations();
 	return tap_done();
 }
