@@ -787,7 +787,7 @@ static void test_big_faults(void)
 	}
 }
 
-/* 20,000 builds (about 4 MB) whose text is made by mk(i): the split
+/* 20,000 builds (several MB) whose text is made by mk(i): the split
  * scan's guesses at the builds' boundaries checked against what it
  * finds. */
 static ab_index *shaped(void (*mk)(ab_buf *, size_t), ab_error *err)
