@@ -1181,9 +1181,14 @@ static int read_build(struct parser *P, const json_t *o, size_t pos)
  * structure falls back to one json_loadb of the whole, for its message.
  */
 
+static int is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 static size_t skip_ws(const char *d, size_t len, size_t pos)
 {
-	while (pos < len && (d[pos] == ' ' || d[pos] == '\t' || d[pos] == '\n' || d[pos] == '\r'))
+	while (pos < len && is_ws(d[pos]))
 		pos++;
 	return pos;
 }
@@ -1201,11 +1206,6 @@ static long load_threads(void)
 	int cap = __atomic_load_n(&thread_cap, __ATOMIC_RELAXED);
 
 	return cap > 0 ? cap : sysconf(_SC_NPROCESSORS_ONLN);
-}
-
-static int is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
 /* The array scanner's state: where it is, how deep (the array's own

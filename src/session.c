@@ -379,23 +379,23 @@ void ab_session_unlock(int fd)
 		close(fd);
 }
 
+char *ab_session_index_path(const char *work_dir)
+{
+	return ab_path_join(work_dir, SNAPSHOT_FILE);
+}
+
 ab_pending_write *ab_session_save_index(const char *work_dir, const char *data, size_t len)
 {
-	char *p = ab_path_join(work_dir, SNAPSHOT_FILE);
+	char *p = ab_session_index_path(work_dir);
 	ab_pending_write *w = ab_write_begin(p, data, len, 0644);
 
 	free(p);
 	return w;
 }
 
-char *ab_session_index_path(const char *work_dir)
-{
-	return ab_path_join(work_dir, SNAPSHOT_FILE);
-}
-
 int ab_session_load_index(const char *work_dir, char **data, size_t *len, ab_error *err)
 {
-	char *p = ab_path_join(work_dir, SNAPSHOT_FILE);
+	char *p = ab_session_index_path(work_dir);
 	ab_error rerr = {0};
 	int rc = 0;
 

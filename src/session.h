@@ -70,9 +70,8 @@ void ab_session_unlock(int fd);
 
 /* The index document as read at the start. Written in the background
  * (a big index is hundreds of megabytes) while the first build
- * downloads; data
- * must stay as it is until ab_write_finish keeps it (or drops it, when
- * the session turns out to be another one). */
+ * downloads; data must stay as it is until ab_write_finish keeps it (or
+ * drops it, when the session turns out to be another one). */
 ab_pending_write *ab_session_save_index(const char *work_dir, const char *data, size_t len);
 /* 0 with the bytes, 1 when there is no snapshot (a repository index). */
 int ab_session_load_index(const char *work_dir, char **data, size_t *len, ab_error *err);
