@@ -86,7 +86,7 @@ jobs_table() { # --jobs 1..4 on the farm being served
 }
 jobs_table
 unserve
-echo "   (the link is the bottleneck here: N probes a round need N downloads first)"
+echo "   (the link is the bottleneck here: N probes at once need N downloads first)"
 "$PY" "$top/tests/mkfarm.py" --out "$W/f64s" --builds 64 --culprit 41 --artifact-size 100000
 serve "$W/f64s"
 echo "   64 builds of 100 kB, no bandwidth limit, 1 s probe (probe-bound):"

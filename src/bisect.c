@@ -79,7 +79,6 @@ ab_bisect *ab_bisect_new(const ab_index *idx, size_t good_idx, size_t bad_idx,
 	b->index = idx;
 	b->opt = *opt;
 	b->opt.fetch.received = &b->downloaded;
-	b->round_download = -1.0;
 	b->engine = ab_engine_new(idx->nbuilds, old_idx, new_idx);
 	b->probe_step = 1;
 	b->result = AB_RESULT_RUNNING;
@@ -532,19 +531,28 @@ static int judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, s
 	return 0;
 }
 
-/* ---- multisection: several probes at once ---- */
+/* ---- multisection: several probes at once, without rounds ----
+ * Whenever a probe slot is free, the engine picks the build that best
+ * splits what the pending builds' verdicts could leave; verdicts are
+ * recorded as they come, and a probe or download they made useless is
+ * stopped. With prefetch the picks are downloaded one at a time, each
+ * chosen when the link turns to it: on a slow link that is when most
+ * verdicts are in, and the first probe starts after one download, not
+ * after N. */
 
 typedef struct job {
 	size_t idx;
+	double picked;		/* when a free slot was given to it */
 	char *root, *artifacts;
 	ab_probe_spec spec;
 	ab_probe_result res;
 	ab_error err;
 	int rc;			/* ab_probe_run's */
-	double wait;		/* seconds the round spent getting it ready */
+	double wait;		/* seconds from picked to its probe's start */
 	volatile sig_atomic_t stop;
 	int done;		/* set by the thread when it ends (atomic) */
-	int started, reaped;
+	int started;		/* its probe's thread runs */
+	int over;		/* its verdict is in, or it was unavailable */
 	pthread_t thread;
 } job;
 
@@ -566,133 +574,203 @@ static bool still_useful(const ab_bisect *b, size_t idx)
 	return idx > ab_engine_last_old(b->engine) && idx < ab_engine_first_new(b->engine);
 }
 
-/* One round: probes the builds that split the range into jobs+1 parts,
- * all at once, each in its own root. Verdicts are recorded as they come;
- * a probe whose build a verdict left outside the range is stopped. 0 to
- * go on, 1 when the run must stop, -1 with err. */
-static int multisect_round(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
-			   unsigned width, ab_error *err)
+static void job_free(const ab_bisect *b, job *j)
 {
-	size_t picks[64], k, i, live = 0, fetched = 0;
-	double start = ab_now(), mark = start;
-	job *jobs;
+	if (j->root && !b->opt.keep_roots)
+		ab_remove_tree(j->root);
+	free(j->root);
+	free(j->artifacts);
+	free(j);
+}
+
+/* Whether picked build j can go to a probe without the loop waiting
+ * for its download. */
+static bool job_ready(const ab_bisect *b, const job *j)
+{
+	ab_prefetch_stage st;
+
+	if (!b->prefetch)
+		return true;
+	st = ab_prefetch_stage_of(b->prefetch, j->idx);
+	return st == AB_PREFETCH_NONE || st == AB_PREFETCH_DONE;
+}
+
+/* Prepares picked build j and starts its probe in a thread. 0 when it
+ * runs or its build was recorded unavailable, -1 with err. */
+static int job_start(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, job *j,
+		     ab_error *err)
+{
+	char *reason = NULL;
+	int rc;
+
+	if (cb->choose)
+		cb->choose(cb->ud, b, j->idx);
+	rc = prepare(b, cache, cb, j->idx, &j->root, &j->artifacts, &reason, err);
+	j->wait = ab_now() - j->picked;
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
+		ab_bisect_record(b, j->idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, j->wait, reason);
+		if (cb->verdict)
+			cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
+		free(reason);
+		j->over = 1;
+		return 0;
+	}
+	if (cb->ready)
+		cb->ready(cb->ud, b, j->idx, j->root);
+	probe_spec(b, j->idx, j->root, j->artifacts, &j->spec);
+	j->spec.stop = &j->stop;
+	if (pthread_create(&j->thread, NULL, job_main, j) != 0) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot start the probe: %s"), strerror(errno));
+		return -1;
+	}
+	j->started = 1;
+	return 0;
+}
+
+/* Records finished probe j's verdict: 0, 1 when the run must stop,
+ * -1 with err. */
+static int job_verdict(ab_bisect *b, const ab_bisect_callbacks *cb, job *j, ab_error *err)
+{
+	ab_term t;
+	ab_by by;
+	int rc;
+
+	if (j->res.outcome == AB_PROBE_STOPPED)
+		return 0;	/* stopped: no longer needed */
+	if (j->rc < 0) {
+		*err = j->err;
+		return -1;
+	}
+	rc = probe_verdict(b, j->idx, &j->res, &t, &by, err);
+	if (rc == 0 && ab_bisect_record(b, j->idx, t, by, j->res.seconds, j->wait, NULL) ==
+	    AB_ENGINE_OK && cb->verdict)
+		cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
+	return rc;
+}
+
+/* Runs the rest of the search with up to opt.jobs probes at once. 0
+ * when it ended (b->result says how), 1 when the run must stop, -1 with
+ * err. */
+static int multisect(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
+		     ab_error *err)
+{
+	/* With prefetch, one build more than probes: it downloads while
+	 * they all run, so the slot the next verdict frees does not wait
+	 * for the link. */
+	size_t slots = (size_t)b->opt.jobs, cap = slots + (b->prefetch != NULL), n = 0, i, k;
+	size_t nprobing;
+	job **js = ab_xcalloc(cap, sizeof *js);	/* picked, in pick order */
+	size_t keys[AB_ENGINE_MAX_PENDING + 1];
 	int ret = 0;
 
-	k = ab_engine_split(b->engine, width, picks);
-	if (k == 0)
-		return 0;
-	/* Builds that have to come over the network, for the figure that
-	 * decides the next round's width. */
-	for (i = 0; i < k; i++) {
-		const ab_build *bd = &b->index->builds[picks[i]];
-		size_t a;
+	for (;;) {
+		int acted = 0, dropped = 0, fetching = 0;
 
-		for (a = 0; a < bd->nartifacts; a++)
-			if (!ab_cache_has(cache, bd->artifacts[a].sha256)) {
-				fetched++;
-				break;
-			}
-	}
-	if (b->prefetch) {
-		/* All downloads of the round in parallel. */
-		ab_prefetch_keep(b->prefetch, picks, k);
-		early_sweep(b, picks, k);
-		for (i = 0; i < k; i++)
-			ab_prefetch_start(b->prefetch, picks[i], b->index, &b->index->builds[picks[i]]);
-	}
-	jobs = ab_xcalloc(k, sizeof *jobs);
-	for (i = 0; i < k && ret == 0; i++) {
-		job *j = &jobs[i];
-		char *reason = NULL;
-		int rc;
+		/* Verdicts that came in. */
+		for (i = 0; i < n; i++) {
+			job *j = js[i];
 
-		j->idx = picks[i];
-		if (ab_cancelled(b->opt.cancel)) {
-			ab_error_set(err, AB_EXIT_ABORTED, _("interrupted"));
-			ret = -1;
-			break;
-		}
-		if (cb->choose)
-			cb->choose(cb->ud, b, j->idx);
-		rc = prepare(b, cache, cb, j->idx, &j->root, &j->artifacts, &reason, err);
-		/* From where the round turned to it: the waits of a round
-		 * add up to the time before its last probe started. */
-		j->wait = ab_now() - mark;
-		mark += j->wait;
-		if (rc < 0) {
-			ret = -1;
-			break;
-		}
-		if (rc == 1) {
-			ab_bisect_record(b, j->idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, j->wait, reason);
-			if (cb->verdict)
-				cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
-			free(reason);
-			continue;
-		}
-		if (cb->ready)
-			cb->ready(cb->ud, b, j->idx, j->root);
-		probe_spec(b, j->idx, j->root, j->artifacts, &j->spec);
-		j->spec.stop = &j->stop;
-		if (pthread_create(&j->thread, NULL, job_main, j) != 0) {
-			ab_error_set(err, AB_EXIT_FAILURE, _("cannot start the probe: %s"),
-				     strerror(errno));
-			ret = -1;
-			break;
-		}
-		j->started = 1;
-		live++;
-	}
-	if (ret != 0)
-		for (i = 0; i < k; i++)
-			ab_cancel(&jobs[i].stop);
-	else
-		b->round_download = fetched ? (ab_now() - start) / (double)fetched : 0.0;
-
-	while (live > 0) {
-		struct timespec nap = { 0, 20 * 1000 * 1000 };
-
-		nanosleep(&nap, NULL);
-		for (i = 0; i < k; i++) {
-			job *j = &jobs[i];
-			ab_term t;
-			ab_by by;
-			size_t m;
-			int rc;
-
-			if (!j->started || j->reaped || !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
+			if (!j->started || !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
 				continue;
 			pthread_join(j->thread, NULL);
-			j->reaped = 1;
-			live--;
-			if (ret != 0 || j->res.outcome == AB_PROBE_STOPPED)
-				continue;	/* stopping already, or not needed */
-			if (j->rc < 0) {
-				*err = j->err;
-				ret = -1;
+			j->started = 0;
+			j->over = 1;
+			if (ret == 0)
+				ret = job_verdict(b, cb, j, err);
+			acted = 1;
+		}
+		ab_bisect_settle(b);
+		if (ret == 0 && ab_cancelled(b->opt.cancel)) {
+			ab_error_set(err, AB_EXIT_ABORTED, _("interrupted"));
+			ret = -1;
+		}
+		/* Stop what they made useless, or everything; drop what is
+		 * done with. */
+		for (i = k = 0; i < n; i++) {
+			job *j = js[i];
+			bool useless = ret != 0 || b->result != AB_RESULT_RUNNING ||
+				!still_useful(b, j->idx);
+
+			if (j->started) {
+				if (useless)
+					ab_cancel(&j->stop);
+				js[k++] = j;
+			} else if (useless || j->over) {
+				dropped |= !j->over;	/* a download to cancel */
+				job_free(b, j);
 			} else {
-				rc = probe_verdict(b, j->idx, &j->res, &t, &by, err);
-				if (rc != 0) {
-					ret = rc;
-				} else if (ab_bisect_record(b, j->idx, t, by, j->res.seconds, j->wait, NULL) ==
-					   AB_ENGINE_OK && cb->verdict) {
-					cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
-				}
+				js[k++] = j;
 			}
-			/* Stop what this verdict made useless, or everything. */
-			for (m = 0; m < k; m++)
-				if (jobs[m].started && !jobs[m].reaped &&
-				    (ret != 0 || !still_useful(b, jobs[m].idx)))
-					ab_cancel(&jobs[m].stop);
+		}
+		n = k;
+		if (dropped && b->prefetch) {
+			for (i = 0; i < n; i++)
+				keys[i] = js[i]->idx;
+			ab_prefetch_keep(b->prefetch, keys, n);
+			early_sweep(b, keys, n);
+		}
+		if (ret != 0 || b->result != AB_RESULT_RUNNING) {
+			if (n == 0)
+				break;
+			goto nap;	/* waiting for stopped probes to end */
+		}
+		/* Probes for the picked builds that are ready, in pick order;
+		 * with no probe running and none ready, the first is waited
+		 * for. */
+		for (i = nprobing = 0; i < n; i++)
+			nprobing += js[i]->started;
+		for (int wait = 0, begun = 0; wait < 2 && !begun; wait++) {
+			for (i = 0; i < n && ret == 0 && nprobing < slots; i++) {
+				job *j = js[i];
+
+				if (j->started || j->over || !(wait ? nprobing == 0 : job_ready(b, j)))
+					continue;
+				if (job_start(b, cache, cb, j, err) < 0)
+					ret = -1;
+				nprobing += j->started;
+				begun = acted = 1;
+				if (wait)
+					break;
+			}
+		}
+		if (ret != 0 || acted)
+			continue;	/* look at the verdicts and the range again */
+		/* Fill the free slots and the one ahead; with prefetch, one
+		 * download at a time. */
+		for (i = 0; i < n; i++)
+			if (!js[i]->started && b->prefetch &&
+			    ab_prefetch_stage_of(b->prefetch, js[i]->idx) == AB_PREFETCH_FETCHING)
+				fetching = 1;
+		while (n < cap && !fetching) {
+			size_t pick;
+			job *j;
+
+			for (i = 0; i < n; i++)
+				keys[i] = js[i]->idx;
+			pick = ab_engine_pick(b->engine, keys, n);
+			if (pick == (size_t)-1)
+				break;
+			j = ab_xcalloc(1, sizeof *j);
+			j->idx = pick;
+			j->picked = ab_now();
+			js[n++] = j;
+			acted = 1;
+			if (b->prefetch) {
+				ab_prefetch_start(b->prefetch, pick, b->index, &b->index->builds[pick]);
+				fetching = ab_prefetch_stage_of(b->prefetch, pick) == AB_PREFETCH_FETCHING;
+			}
+		}
+		if (acted)
+			continue;
+nap:		{
+			struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
+
+			nanosleep(&ten_ms, NULL);
 		}
 	}
-	for (i = 0; i < k; i++) {
-		if (jobs[i].root && !b->opt.keep_roots)
-			ab_remove_tree(jobs[i].root);
-		free(jobs[i].root);
-		free(jobs[i].artifacts);
-	}
-	free(jobs);
+	free(js);
 	return ret;
 }
 
@@ -755,25 +833,6 @@ int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 	return rc;
 }
 
-/* --jobs N: how many probes the next round runs. When downloads, not
- * probes, are what takes the time, N at once only waits longer for N
- * builds; the engine weighs the last round's figures. */
-static unsigned round_width(const ab_bisect *b)
-{
-	double probe = 0.0;
-	size_t i, n = 0;
-
-	for (i = 0; i < b->nsteps; i++)
-		if (b->steps[i].by == AB_BY_PROBE && b->steps[i].seconds > 0) {
-			probe += b->steps[i].seconds;
-			n++;
-		}
-	if (!n)
-		return (unsigned)b->opt.jobs;
-	return ab_engine_round_width((unsigned)b->opt.jobs, probe / (double)n, b->round_download,
-				     b->prefetch != NULL);
-}
-
 static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		    ab_error *err)
 {
@@ -782,7 +841,6 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 		size_t idx = ab_engine_next(b->engine);
 		char *root = NULL, *artifacts = NULL, *reason = NULL;
 		double wait;
-		unsigned width;
 		int rc;
 
 		if (ab_cancelled(b->opt.cancel)) {
@@ -794,15 +852,14 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 			ab_prefetch_keep(b->prefetch, &idx, 1);	/* the rest is useless now */
 			early_sweep(b, &idx, 1);
 		}
-		if (b->opt.jobs > 1 && b->opt.probe && (width = round_width(b)) > 1) {
-			rc = multisect_round(b, cache, cb, width, err);
+		if (b->opt.jobs > 1 && b->opt.probe) {
+			rc = multisect(b, cache, cb, err);
 			if (rc != 0) {
 				b->result = AB_RESULT_ABORTED;
 				if (rc < 0 && err->code != AB_EXIT_ABORTED)
 					return -1;
 				return rc < 0 ? -1 : 0;
 			}
-			ab_bisect_settle(b);
 			continue;
 		}
 		if (cb->choose)

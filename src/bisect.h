@@ -93,8 +93,6 @@ struct ab_bisect {
 	unsigned tested;	/* builds probed or judged by the person */
 	unsigned probe_step;	/* ARTBISECT_STEP of the next probe */
 	struct ab_prefetch *prefetch;	/* during ab_bisect_run, when enabled */
-	double round_download;	/* --jobs: seconds a build of the last round took
-				 * to arrive, per build; negative until measured */
 	int64_t downloaded;	/* artifact bytes received over the network by
 				 * the session, prefetch included (atomic) */
 };

@@ -209,28 +209,6 @@ static bool picked(const size_t *out, size_t nout, size_t p)
 	return false;
 }
 
-/*
- * The untested build nearest to target not already in out[], the older
- * one on ties; NONE when there is none.
- */
-static size_t nearest(const ab_engine *e, size_t target,
-		      const size_t *out, size_t nout)
-{
-	size_t lo = e->last_old, hi = e->first_new;
-	/* lo < target < hi: target - k is inside for k < nl, target + k for k < nr */
-	size_t nl = target - lo, nr = hi - target;
-
-	for (size_t k = 0; k < nl || k < nr; k++) {
-		if (k < nl && e->v[target - k] == AB_V_UNTESTED &&
-		    !picked(out, nout, target - k))
-			return target - k;
-		if (k && k < nr && e->v[target + k] == AB_V_UNTESTED &&
-		    !picked(out, nout, target + k))
-			return target + k;
-	}
-	return NONE;
-}
-
 static size_t dist2(const ab_engine *e, size_t p)
 {
 	size_t two_p = 2 * p, mid2 = e->last_old + e->first_new;
@@ -436,61 +414,50 @@ size_t ab_engine_next(const ab_engine *e)
 	return pick_around_skips(e);
 }
 
-static int cmp_size(const void *a, const void *b)
+size_t ab_engine_pick(const ab_engine *e, const size_t *pending, size_t npending)
 {
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	size_t lo = e->last_old, hi = e->first_new;
+	size_t cut[AB_ENGINE_MAX_PENDING + 2], ncut = 1;
+	bool tried[AB_ENGINE_MAX_PENDING + 1] = { false };
 
-	return x < y ? -1 : x > y;
-}
+	if (!e->inside[AB_V_UNTESTED])
+		return NONE;
+	/* The stretches between the pending builds inside the range, in
+	 * order: cut[] holds lo, the pending builds sorted, hi. */
+	cut[0] = lo;
+	for (size_t i = 0; i < npending && ncut <= AB_ENGINE_MAX_PENDING; i++) {
+		size_t p = pending[i], j;
 
-size_t ab_engine_split(const ab_engine *e, size_t k, size_t *out)
-{
-	size_t lo = e->last_old, c = e->first_new - lo;
-	size_t t = e->inside[AB_V_UNTESTED], m = 0;
-
-	if (!k || !t)
-		return 0;
-	if (k == 1) {
-		out[0] = ab_engine_next(e);
-		return 1;
+		if (p <= lo || p >= hi || picked(cut, ncut, p))
+			continue;
+		for (j = ncut; j > 1 && cut[j - 1] > p; j--)
+			cut[j] = cut[j - 1];
+		cut[j] = p;
+		ncut++;
 	}
-	if (k >= t) {
-		/* every untested build is a split point */
-		for (size_t p = lo + 1; m < t; p++)
-			if (e->v[p] == AB_V_UNTESTED)
-				out[m++] = p;
-		return m;
-	}
-	/* k < t < c, so the targets are distinct and strictly inside */
-	for (size_t j = 1; j <= k; j++) {
-		size_t target = lo + c / (k + 1) * j + c % (k + 1) * j / (k + 1);
-		size_t p = nearest(e, target, out, m);
+	if (ncut == 1)
+		return ab_engine_next(e);
+	cut[ncut++] = hi;
+	/* The longest stretch first (the older on ties): a build in its
+	 * middle halves the most candidates whatever the pending verdicts
+	 * say. A stretch with nothing testable inside is passed over. */
+	for (;;) {
+		size_t best = NONE, len = 0;
 
-		if (p != NONE)
-			out[m++] = p;
-	}
-	qsort(out, m, sizeof(*out), cmp_size);
-	return m;
-}
-
-unsigned ab_engine_round_width(unsigned jobs, double probe_s, double download_s, int prefetch)
-{
-	double plain, best = HUGE_VAL;
-	unsigned k, best_k = jobs;
-
-	if (jobs <= 1)
-		return 1;
-	if (download_s < 0 || probe_s <= 0)
-		return jobs;
-	plain = prefetch ? fmax(probe_s, 2 * download_s) : probe_s + download_s;
-	for (k = 2; k <= jobs; k++) {
-		double cost = (k * download_s + probe_s) / log2(k + 1.0);
-
-		if (cost <= best) {
-			best = cost;
-			best_k = k;
+		for (size_t s = 0; s + 1 < ncut; s++)
+			if (!tried[s] && cut[s + 1] - cut[s] > len) {
+				best = s;
+				len = cut[s + 1] - cut[s];
+			}
+		if (best == NONE || len < 2)
+			return NONE;
+		tried[best] = true;
+		size_t a = cut[best], target = a + len / 2;
+		for (size_t k = 0; k < len; k++) {
+			if (k < target - a && e->v[target - k] == AB_V_UNTESTED)
+				return target - k;
+			if (k && target + k < a + len && e->v[target + k] == AB_V_UNTESTED)
+				return target + k;
 		}
 	}
-	/* Ten per cent of slack: measurements wobble, and N was asked for. */
-	return plain < 0.9 * best ? 1 : best_k;
 }

@@ -69,20 +69,16 @@ size_t ab_engine_candidate_count(const ab_engine *e);
  * the anchor). Deterministic. */
 size_t ab_engine_next(const ab_engine *e);
 
-/* Up to k distinct untested builds that split the range into k+1 parts
- * as evenly as the untestable builds allow, oldest first, into out[].
- * Returns how many were written (fewer when fewer are testable). */
-size_t ab_engine_split(const ab_engine *e, size_t k, size_t *out);
-
-/* How many probes the next round should run at once, from 1 (plain
- * bisection) up to jobs, given what a probe takes (probe_s) and what one
- * build's download takes when it was not fetched ahead (download_s,
- * negative while unknown: then jobs). Seconds per halving of the range:
- * plain with prefetch max(p, 2d) (both possible next builds come in
- * during the probe), plain without p + d, k at once (k*d + p) /
- * log2(k+1) (a round's builds are known only when it starts). A round
- * of k must be clearly cheaper than plain to be chosen. */
-unsigned ab_engine_round_width(unsigned jobs, double probe_s, double download_s, int prefetch);
+/* Multisection without rounds: the build to start next while the
+ * builds pending[0..npending) are still being fetched or probed. It is
+ * the untested build nearest the middle of the longest stretch of
+ * candidates their verdicts could leave (the older stretch on ties), so
+ * that whatever they say it halves what is left of it. With nothing
+ * pending inside the range, ab_engine_next(). NONE when no stretch has
+ * an untested build strictly inside. Pending builds beyond the first
+ * AB_ENGINE_MAX_PENDING inside the range are not looked at. */
+#define AB_ENGINE_MAX_PENDING 128
+size_t ab_engine_pick(const ab_engine *e, const size_t *pending, size_t npending);
 
 /* Probes still needed in the worst case if nothing more is skipped:
  * ceil(log2(testable untested builds in the range + 1)). */

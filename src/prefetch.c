@@ -22,6 +22,7 @@ typedef struct worker {
 	ab_error err;
 	ab_prefetch_ready_fn ready;
 	void *ready_ud;
+	int stage;		/* an ab_prefetch_stage, set by the thread (atomic) */
 } worker;
 
 struct ab_prefetch {
@@ -58,12 +59,15 @@ static void *run_worker(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	if (ab_fetch_artifacts(w->cache, &w->opt, &quiet, w->items, w->n, &w->err) < 0)
-		return NULL;
+		goto out;
 	for (i = 0; i < w->n; i++)
 		if (w->items[i].status != AB_FETCH_OK)
-			return NULL;
+			goto out;
+	__atomic_store_n(&w->stage, AB_PREFETCH_PREPARING, __ATOMIC_RELEASE);
 	if (w->ready && !ab_cancelled(&w->cancel))
 		w->ready(w->ready_ud, w->key, w->items, w->n, &w->cancel);
+out:
+	__atomic_store_n(&w->stage, AB_PREFETCH_DONE, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -135,6 +139,7 @@ void ab_prefetch_start(ab_prefetch *p, size_t key, const ab_index *idx, const ab
 	w->opt.cancel = &w->cancel;
 	w->ready = p->ready;
 	w->ready_ud = p->ready_ud;
+	w->stage = AB_PREFETCH_FETCHING;
 	w->n = bd->nartifacts;
 	w->items = ab_xcalloc(w->n, sizeof *w->items);
 	w->urls = ab_xcalloc(w->n, sizeof *w->urls);
@@ -173,6 +178,16 @@ void ab_prefetch_keep(ab_prefetch *p, const size_t *keys, size_t n)
 	for (i = 0; i < MAX_WORKERS; i++)
 		if (p->w[i] && ab_cancelled(&p->w[i]->cancel))
 			reap(p, i, 1);
+}
+
+ab_prefetch_stage ab_prefetch_stage_of(const ab_prefetch *p, size_t key)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_WORKERS; i++)
+		if (p->w[i] && p->w[i]->key == key)
+			return (ab_prefetch_stage)__atomic_load_n(&p->w[i]->stage, __ATOMIC_ACQUIRE);
+	return AB_PREFETCH_NONE;
 }
 
 int ab_prefetch_wait(ab_prefetch *p, size_t key, char **reason)

@@ -39,6 +39,18 @@ void ab_prefetch_start(ab_prefetch *p, size_t key, const ab_index *idx, const ab
 /* Cancels every worker whose build is not among keys[0..n). */
 void ab_prefetch_keep(ab_prefetch *p, const size_t *keys, size_t n);
 
+/* Where build key's worker is, without waiting: NONE when there is no
+ * worker (never started, refused, or waited for already), FETCHING
+ * while it downloads, PREPARING while the ready hook runs, DONE when
+ * ab_prefetch_wait() would return at once. */
+typedef enum ab_prefetch_stage {
+	AB_PREFETCH_NONE,
+	AB_PREFETCH_FETCHING,
+	AB_PREFETCH_PREPARING,
+	AB_PREFETCH_DONE,
+} ab_prefetch_stage;
+ab_prefetch_stage ab_prefetch_stage_of(const ab_prefetch *p, size_t key);
+
 /* Waits for build key's worker, if there is one. Returns 1 and a reason
  * (caller frees) when the worker found the build unavailable, 0
  * otherwise (the cache then holds what the worker got). */

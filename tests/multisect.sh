@@ -65,25 +65,55 @@ run "$ARTBISECT" --index "$BASE/index.json" --probe 'exit 200' --json --jobs 3 \
 is "$RC" 4 "an aborting probe in a round: exit 4"
 is "$(echo "$OUT" | json_get - result)" aborted "an aborting probe in a round: result aborted"
 
-# When the link, not the probe, takes the time, rounds narrow to one
-# probe at a time: three builds of 200 kB share 200 kB/s (a second each)
-# and the probe takes 2 s, so after the first round (which measures it)
-# plain bisection with prefetch is the cheaper (2 s a halving against
-# 2.5). The first round still runs 3 at once.
+# When the link, not the probe, takes the time, builds are downloaded one
+# at a time in the order the probes will use them, each picked when the
+# link turns to it: the first probe starts once its own build is in, not
+# after N downloads, and later probes still overlap. Three builds of 200
+# kB share 200 kB/s (a second each); the probe takes 2 s.
 mkfarm --out "$T/slowlink" --builds 64 --culprit 40 --artifact-size 200000
 start_server "$T/slowlink" --total-rate 200000
 cat > "$T/p2.sh" <<'P'
-echo "start $ARTBISECT_BUILD" >> "$PROBELOG"
+echo "start $ARTBISECT_BUILD $(grep -c '^GET /builds/[^ ]* 200 [1-9]' "$SERVERLOG")" >> "$PROBELOG"
 sleep 2
 ./usr/bin/app; rc=$?
 echo "end $ARTBISECT_BUILD" >> "$PROBELOG"
 exit $rc
 P
+export SERVERLOG="$T/server.log"
 : > "$PROBELOG"
+reset_log
 run "$ARTBISECT" --index "$BASE/index.json" --probe "sh $T/p2.sh" --json --jobs 3 \
 	--cache-dir "$T/cache-slow" --work-dir "$T/work-slow"
 is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0040 "slow link, --jobs 3: found b0040"
-is "$(awk '$1=="start"{if(running>0)o++; running++} $1=="end"{running--} END{print o+0}' "$PROBELOG")" 2 \
-	"slow link, --jobs 3: the first round ran 3 at once, every later probe alone"
+is "$(awk '$1=="start"{print $3; exit}' "$PROBELOG")" 1 \
+	"slow link, --jobs 3: the first probe started when only its own build was in"
+tap_ok "$(awk '$1=="start"{if(running>0)o++; running++} $1=="end"{running--} END{print (o>0 ? 0 : 1)}' "$PROBELOG")" \
+	"slow link, --jobs 3: later probes overlapped"
+is "$(awk '$1=="start"{print $2}' "$PROBELOG" | sort | uniq -d | grep -c .)" 0 \
+	"slow link, --jobs 3: no build probed twice"
+
+# Ctrl-C while probes run: exit 4, no probe left behind, and the next
+# run goes on from the verdicts already in without probing them again.
+: > "$PROBELOG"
+"$ARTBISECT" --index "$BASE/index.json" --probe "sh $T/p2.sh" --json --jobs 3 \
+	--cache-dir "$T/cache-slow" --work-dir "$T/work-int" > /dev/null 2>&1 &
+pid=$!
+i=0
+while [ "$i" -lt 300 ] && ! grep -q '^end' "$PROBELOG"; do sleep 0.1; i=$((i + 1)); done
+sleep 0.3
+first=$(awk '$1=="end"{print $2; exit}' "$PROBELOG")
+kill -INT "$pid"
+wait "$pid"
+is "$?" 4 "Ctrl-C during --jobs 3: exit 4"
+sleep 0.2
+pgrep -f "sh $T/p2.sh" > /dev/null
+tap_ok $(( $? == 0 ? 1 : 0 )) "Ctrl-C during --jobs 3: no probe left running"
+: > "$PROBELOG"
+run "$ARTBISECT" --index "$BASE/index.json" --probe "sh $T/p2.sh" --json --jobs 3 \
+	--cache-dir "$T/cache-slow" --work-dir "$T/work-int"
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0040 "after Ctrl-C: the next run found b0040"
+has_step "$OUT" id="$first"
+tap_ok $? "after Ctrl-C: the verdict on $first is kept"
+is "$(grep -c "^start $first " "$PROBELOG")" 0 "after Ctrl-C: $first is not probed again"
 
 plan_done

@@ -63,7 +63,7 @@ struct outcome {
 	unsigned bad_pick;	/* outside the range, tested, or a repeat */
 	unsigned conflict;	/* set() refused a truthful verdict */
 	unsigned steps_bad;	/* steps_left disagreed with a recount */
-	unsigned split_bad;	/* split() broke one of its properties */
+	unsigned pick_bad;	/* pick() broke one of its properties */
 };
 
 typedef size_t (*chooser)(const ab_engine *e);
@@ -88,26 +88,68 @@ static size_t count_untested(const ab_engine *e)
 	return t;
 }
 
-/* split(k) for k = 1..5: min(k, t) distinct untested builds, ascending,
- * k = 1 the same as next(). Returns how many properties failed. */
-static unsigned check_split(const ab_engine *e, size_t t)
+/* pick() with up to five builds pending, each the last pick added: the
+ * first is next(); each is an untested build strictly inside the range,
+ * not pending, nearest the middle of a longest stretch between the
+ * pending builds that has an untested build inside; NONE only when no
+ * stretch has one. Returns how many properties failed. */
+static unsigned check_pick(const ab_engine *e)
 {
-	size_t out[5];
+	size_t lo = ab_engine_last_old(e), hi = ab_engine_first_new(e);
+	size_t pend[5], np = 0;
 	unsigned bad = 0;
 
-	for (size_t k = 1; k <= 5; k++) {
-		size_t m = ab_engine_split(e, k, out);
+	for (; np < 5; np++) {
+		size_t p = ab_engine_pick(e, pend, np), best_len = 0, a, b, d, q;
 
-		if (m != (k < t ? k : t))
+		if (np == 0 && p != ab_engine_next(e))
 			bad++;
-		for (size_t i = 0; i < m && i < k; i++) {
-			if (!untested_inside(e, out[i]))
-				bad++;
-			if (i && out[i - 1] >= out[i])
+		/* the longest stretch with an untested build inside */
+		for (a = lo; a < hi; a = b) {
+			bool inner = false;
+
+			for (b = a + 1; b < hi; b++) {
+				bool pending = false;
+
+				for (size_t i = 0; i < np; i++)
+					pending |= pend[i] == b;
+				if (pending)
+					break;
+				inner |= ab_engine_get(e, b) == AB_V_UNTESTED;
+			}
+			if (inner && b - a > best_len)
+				best_len = b - a;
+		}
+		if (p == NONE) {
+			bad += best_len != 0;
+			break;
+		}
+		if (!untested_inside(e, p))
+			bad++;
+		for (size_t i = 0; i < np; i++)
+			bad += pend[i] == p;
+		if (np == 0) {
+			pend[np] = p;
+			continue;
+		}
+		/* p's own stretch (a, b] */
+		for (a = lo, b = hi, q = 0; q < np; q++) {
+			if (pend[q] < p && pend[q] > a)
+				a = pend[q];
+			if (pend[q] > p && pend[q] < b)
+				b = pend[q];
+		}
+		if (b - a != best_len)
+			bad++;
+		/* nothing untested in it nearer its middle */
+		d = p > a + (b - a) / 2 ? p - (a + (b - a) / 2) : a + (b - a) / 2 - p;
+		for (q = a + 1; q < b; q++) {
+			size_t dq = q > a + (b - a) / 2 ? q - (a + (b - a) / 2) : a + (b - a) / 2 - q;
+
+			if (ab_engine_get(e, q) == AB_V_UNTESTED && dq < d)
 				bad++;
 		}
-		if (k == 1 && m == 1 && out[0] != ab_engine_next(e))
-			bad++;
+		pend[np] = p;
 	}
 	return bad;
 }
@@ -137,7 +179,7 @@ static void simulate(const struct history *h, chooser pick, bool check,
 			t = count_untested(e);
 			if (ab_engine_steps_left(e) != ceil_log2(t + 1))
 				o->steps_bad++;
-			o->split_bad += check_split(e, t);
+			o->pick_bad += check_pick(e);
 		}
 		p = pick(e);
 		if (p == NONE || p >= h->n || !untested_inside(e, p) || probed[p]) {
@@ -156,7 +198,7 @@ static void simulate(const struct history *h, chooser pick, bool check,
 			o->conflict++;
 	}
 	if (check && (ab_engine_steps_left(e) != 0 || ab_engine_next(e) != NONE ||
-		      ab_engine_split(e, 3, NULL) != 0))
+		      ab_engine_pick(e, NULL, 0) != NONE))
 		o->steps_bad++;
 	o->state = ab_engine_state_of(e);
 	o->last_old = ab_engine_last_old(e);
@@ -209,7 +251,7 @@ static void test_new(void)
 	e = ab_engine_new(2, 0, 1);
 	tap_ok(e && ab_engine_state_of(e) == AB_ENGINE_FOUND &&
 	       ab_engine_next(e) == NONE && ab_engine_steps_left(e) == 0 &&
-	       ab_engine_split(e, 2, NULL) == 0,
+	       ab_engine_pick(e, NULL, 0) == NONE,
 	       "adjacent old and new: FOUND at once, nothing to probe");
 	ab_engine_free(e);
 	ab_engine_free(NULL);
@@ -330,33 +372,46 @@ static void test_find_fix(void)
 	ab_engine_free(e);
 }
 
-static void test_split(void)
+static void test_pick(void)
 {
 	ab_engine *e = ab_engine_new(101, 0, 100);
-	size_t out[8], m;
+	size_t pend[8] = { 50, 25, 75, 0, 100, 200 };
 
-	m = ab_engine_split(e, 3, out);
-	tap_ok(m == 3 && out[0] == 25 && out[1] == 50 && out[2] == 75,
-	       "split(3) of (0, 100] is 25 50 75");
-	m = ab_engine_split(e, 1, out);
-	tap_ok(m == 1 && out[0] == 50 && out[0] == ab_engine_next(e),
-	       "split(1) is next()");
-	ab_engine_set(e, 25, AB_V_FAILED);
-	ab_engine_set(e, 24, AB_V_FAILED);
-	ab_engine_set(e, 26, AB_V_FAILED);
-	ab_engine_set(e, 50, AB_V_FAILED);
-	m = ab_engine_split(e, 3, out);
-	tap_ok(m == 3 && out[0] == 23 && out[1] == 49 && out[2] == 75,
-	       "untestable split points move to the nearest untested (older on ties)");
+	tap_ok(ab_engine_pick(e, NULL, 0) == 50 && ab_engine_next(e) == 50,
+	       "pick() with nothing pending is next()");
+	tap_ok(ab_engine_pick(e, pend, 1) == 25,
+	       "pick() with 50 pending: 25, the middle of the older of two equal stretches");
+	tap_ok(ab_engine_pick(e, pend, 2) == 75, "pick() with 50 and 25 pending: 75");
+	tap_ok(ab_engine_pick(e, pend, 3) == 12, "pick() with 25, 50 and 75 pending: 12");
+	tap_ok(ab_engine_pick(e, pend + 3, 3) == 50,
+	       "pick(): builds pending outside the range change nothing");
+	ab_engine_set(e, 49, AB_V_FAILED);
+	ab_engine_set(e, 50, AB_V_SKIP);
+	ab_engine_set(e, 51, AB_V_UNAVAILABLE);
+	pend[0] = 25;
+	pend[1] = 75;
+	tap_ok(ab_engine_pick(e, pend, 2) == 48,
+	       "pick(): an untestable middle (49-51 of (25, 75]) moves to the nearest untested build, the older on ties: 48");
+	ab_engine_free(e);
+
+	e = ab_engine_new(101, 0, 100);
+	pend[0] = 50;
+	pend[1] = 10;
+	ab_engine_set(e, 50, AB_V_NEW);	/* the range is now (0, 50] */
+	tap_ok(ab_engine_pick(e, pend, 2) == 30,
+	       "pick(): a pending build that left the range is not a cut (10 pending in (0, 50]: 30)");
 	ab_engine_free(e);
 
 	e = ab_engine_new(8, 0, 7);
 	ab_engine_set(e, 2, AB_V_SKIP);
 	ab_engine_set(e, 3, AB_V_FAILED);
 	ab_engine_set(e, 4, AB_V_SKIP);
-	m = ab_engine_split(e, 5, out);
-	tap_ok(m == 3 && out[0] == 1 && out[1] == 5 && out[2] == 6,
-	       "split(k) with fewer than k untested returns them all");
+	pend[0] = 1;
+	pend[1] = 5;
+	pend[2] = 6;
+	tap_ok(ab_engine_pick(e, pend, 3) == NONE,
+	       "pick(): every untested build pending: none");
+	tap_ok(ab_engine_pick(e, pend, 2) == 6, "pick(): the last untested build when the rest is pending");
 	ab_engine_free(e);
 }
 
@@ -392,7 +447,7 @@ static void test_step_away(void)
 /* ---- exhaustive small histories ---- */
 
 struct tally {
-	size_t cases, wrong, bad_pick, conflict, steps_bad, split_bad;
+	size_t cases, wrong, bad_pick, conflict, steps_bad, pick_bad;
 	size_t over;	/* more probes than steps_left promised, where it can */
 };
 
@@ -406,19 +461,19 @@ static void tally_add(struct tally *t, const struct history *h, const struct out
 	t->bad_pick += o->bad_pick;
 	t->conflict += o->conflict;
 	t->steps_bad += o->steps_bad;
-	t->split_bad += o->split_bad;
+	t->pick_bad += o->pick_bad;
 }
 
 static bool tally_clean(const struct tally *t)
 {
 	return t->cases && !t->wrong && !t->bad_pick && !t->conflict &&
-	       !t->steps_bad && !t->split_bad && !t->over;
+	       !t->steps_bad && !t->pick_bad && !t->over;
 }
 
 #define TALLY_FMT "%zu cases, %zu wrong results, %zu bad picks, %zu conflicts, " \
-		  "%zu steps_left and %zu split mismatches, %zu over steps_left"
+		  "%zu steps_left and %zu pick mismatches, %zu over steps_left"
 #define TALLY_ARGS(t) (t).cases, (t).wrong, (t).bad_pick, (t).conflict, \
-		      (t).steps_bad, (t).split_bad, (t).over
+		      (t).steps_bad, (t).pick_bad, (t).over
 
 #define EXHAUSTIVE_MAX 14
 
@@ -793,36 +848,16 @@ static void test_simulation(void)
 }
 
 
-/* --jobs N: how wide a round, from the figures. */
-static void test_round_width(void)
-{
-	tap_ok(ab_engine_round_width(1, 1.0, 0.5, 1) == 1, "round width: --jobs 1 is always 1");
-	tap_ok(ab_engine_round_width(3, 1.0, -1.0, 1) == 3, "round width: downloads not measured yet: all 3");
-	tap_ok(ab_engine_round_width(3, 1.0, 0.01, 1) == 3, "round width: probe-bound (1 s probe, 0.01 s download): 3");
-	tap_ok(ab_engine_round_width(4, 2.0, 0.0, 1) == 4, "round width: everything cached: 4");
-	tap_ok(ab_engine_round_width(3, 1.0, 0.5, 1) == 1,
-	       "round width: 1 s probe, 0.5 s download, prefetch: 1 (1.0 s a halving against 1.25)");
-	tap_ok(ab_engine_round_width(3, 1.0, 0.5, 0) == 3,
-	       "round width: the same without prefetch: 3 (1.25 s a halving against 1.5)");
-	tap_ok(ab_engine_round_width(3, 0.1, 1.0, 1) == 2,
-	       "round width: download-bound, fast probe: 2 (1.32 s a halving against 2.0)");
-	tap_ok(ab_engine_round_width(3, 1.0, 0.4, 1) == 3,
-	       "round width: plain cheaper by less than ten per cent (1.0 s against 1.1): still 3");
-	tap_ok(ab_engine_round_width(3, 1.0, 0.45, 1) == 1,
-	       "round width: plain cheaper by more (1.0 s against 1.175): 1");
-}
-
 int main(void)
 {
 	test_new();
 	test_set();
 	test_find_fix();
-	test_split();
+	test_pick();
 	test_step_away();
 	test_exhaustive();
 	test_random(1000, 500);
 	test_random(1000000, 250);
 	test_simulation();
-	test_round_width();
 	return tap_done();
 }

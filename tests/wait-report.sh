@@ -47,8 +47,8 @@ is "$RC" 0 "text report: exit 0"
 like "$OUT" 'Waited [0-9]+\.[0-9] s in all for builds to be downloaded, checked and unpacked\.' \
 	"text report: the total wait"
 
-# Multisection: the waits of a round add up to the time before its last
-# probe started; each step has one and the total is still their sum.
+# Multisection: each step's wait runs from when a probe slot was given
+# to its build to when its probe started; the total is still their sum.
 rm -rf "$T/work" "$T/cache"
 run "$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app --json --jobs 3 \
 	--cache-dir "$T/cache" --work-dir "$T/work"
