@@ -293,7 +293,7 @@ static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 	}
 	/* A download running in the background is waited for; what it
 	 * found unavailable is not tried again. */
-	if (b->prefetch && ab_prefetch_wait(b->prefetch, idx, reason) == 1) {
+	if (b->prefetch && ab_prefetch_wait(b->prefetch, idx, reason, &cb->fetch) == 1) {
 		rc = 1;
 		goto out;
 	}

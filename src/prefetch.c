@@ -2,13 +2,22 @@
 #include "config.h"
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "i18n.h"
 #include "prefetch.h"
 #include "util.h"
 
 #define MAX_WORKERS 8
+
+/* One transfer's bytes as the worker last saw them, for a foreground
+ * that waits on it. */
+typedef struct shown {
+	char name[64];		/* the URL's last segment */
+	int64_t now, total;
+} shown;
 
 typedef struct worker {
 	size_t key;
@@ -23,6 +32,9 @@ typedef struct worker {
 	ab_prefetch_ready_fn ready;
 	void *ready_ud;
 	int stage;		/* an ab_prefetch_stage, set by the thread (atomic) */
+	pthread_mutex_t lock;	/* guards shown[] and nshown */
+	shown *shown;		/* one per artifact */
+	size_t nshown;
 } worker;
 
 struct ab_prefetch {
@@ -48,10 +60,31 @@ ab_prefetch *ab_prefetch_new(ab_cache *cache, const ab_fetch_options *opt)
 	return p;
 }
 
+/* The worker's fetch progress, kept for ab_prefetch_wait to show. */
+static void note_progress(void *ud, const char *url, int64_t now, int64_t total)
+{
+	worker *w = ud;
+	const char *slash = strrchr(url, '/');
+	size_t i;
+
+	pthread_mutex_lock(&w->lock);
+	for (i = 0; i < w->nshown && strncmp(w->shown[i].name, slash ? slash + 1 : url,
+					     sizeof w->shown[0].name - 1); i++)
+		;
+	if (i == w->nshown && i < w->n)
+		snprintf(w->shown[w->nshown++].name, sizeof w->shown[0].name, "%s",
+			 slash ? slash + 1 : url);
+	if (i < w->nshown) {
+		w->shown[i].now = now;
+		w->shown[i].total = total;
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
 static void *run_worker(void *arg)
 {
 	worker *w = arg;
-	ab_fetch_callbacks quiet = { NULL, NULL, NULL };
+	ab_fetch_callbacks quiet = { note_progress, NULL, w };
 	sigset_t all;
 	size_t i;
 
@@ -85,6 +118,8 @@ static void free_worker(worker *w)
 	free(w->items);
 	free(w->urls);
 	free(w->shas);
+	free(w->shown);
+	pthread_mutex_destroy(&w->lock);
 	free(w);
 }
 
@@ -144,6 +179,8 @@ void ab_prefetch_start(ab_prefetch *p, size_t key, const ab_index *idx, const ab
 	w->items = ab_xcalloc(w->n, sizeof *w->items);
 	w->urls = ab_xcalloc(w->n, sizeof *w->urls);
 	w->shas = ab_xcalloc(w->n, sizeof *w->shas);
+	w->shown = ab_xcalloc(w->n, sizeof *w->shown);
+	pthread_mutex_init(&w->lock, NULL);
 	for (i = 0; i < w->n; i++) {
 		w->urls[i] = ab_xstrdup(bd->artifacts[i].url);
 		w->shas[i] = ab_xstrdup(bd->artifacts[i].sha256);
@@ -190,7 +227,31 @@ ab_prefetch_stage ab_prefetch_stage_of(const ab_prefetch *p, size_t key)
 	return AB_PREFETCH_NONE;
 }
 
-int ab_prefetch_wait(ab_prefetch *p, size_t key, char **reason)
+/* Until worker w has its files: its transfers go to show, every tenth
+ * of a second, and the caller's cancel flag reaches it. */
+static void watch(ab_prefetch *p, worker *w, const ab_fetch_callbacks *show)
+{
+	shown copy[16];
+	size_t i, n;
+
+	while (__atomic_load_n(&w->stage, __ATOMIC_ACQUIRE) == AB_PREFETCH_FETCHING) {
+		struct timespec tenth = { 0, 100 * 1000 * 1000 };
+
+		if (ab_cancelled(p->opt.cancel))
+			ab_cancel(&w->cancel);
+		if (show && show->progress) {
+			pthread_mutex_lock(&w->lock);
+			n = w->nshown < 16 ? w->nshown : 16;
+			memcpy(copy, w->shown, n * sizeof *copy);
+			pthread_mutex_unlock(&w->lock);
+			for (i = 0; i < n; i++)
+				show->progress(show->ud, copy[i].name, copy[i].now, copy[i].total);
+		}
+		nanosleep(&tenth, NULL);
+	}
+}
+
+int ab_prefetch_wait(ab_prefetch *p, size_t key, char **reason, const ab_fetch_callbacks *show)
 {
 	size_t i, j;
 	int rc = 0;
@@ -201,6 +262,7 @@ int ab_prefetch_wait(ab_prefetch *p, size_t key, char **reason)
 
 		if (!w || w->key != key)
 			continue;
+		watch(p, w, show);
 		pthread_join(w->thread, NULL);
 		for (j = 0; j < w->n; j++) {
 			if (w->items[j].status == AB_FETCH_UNAVAILABLE && !rc) {

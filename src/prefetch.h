@@ -53,7 +53,10 @@ ab_prefetch_stage ab_prefetch_stage_of(const ab_prefetch *p, size_t key);
 
 /* Waits for build key's worker, if there is one. Returns 1 and a reason
  * (caller frees) when the worker found the build unavailable, 0
- * otherwise (the cache then holds what the worker got). */
-int ab_prefetch_wait(ab_prefetch *p, size_t key, char **reason);
+ * otherwise (the cache then holds what the worker got). While it still
+ * downloads, its transfers go to show->progress (when show is not NULL)
+ * in the caller's thread, and a cancel flag of the options given to
+ * ab_prefetch_new stops it. */
+int ab_prefetch_wait(ab_prefetch *p, size_t key, char **reason, const ab_fetch_callbacks *show);
 
 #endif

@@ -34,6 +34,17 @@ like "$out" 'b000[0-9]\.tar\.gz +[0-9.]+ [KM]iB / +[0-9.]+ KiB +[0-9]+%' "a line
 like "$out" '1 downloading: .* at [0-9.]+ [KM]iB/s, [0-9]+ s left' "an overall line with rate and time left"
 like "$(cat "$T/tty.out")" $'\e\\[[0-9]+A\e\\[J' "lines are redrawn in place"
 
+# With --jobs every build comes in the background; while nothing is
+# being probed and the loop waits for one, its transfer is shown too.
+rm -rf "$T/cache" "$T/work"
+"$PYTHON3" "$T/ptyrun.py" "$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app \
+	--jobs 2 --cache-dir "$T/cache" --work-dir "$T/work" > "$T/tty-jobs.out"
+is "$?" 0 "--jobs 2 on a terminal: found"
+out=$(tr '\r' '\n' < "$T/tty-jobs.out")
+like "$out" 'b000[0-9]\.tar\.gz +[0-9.]+ [KM]iB / +[0-9.]+ KiB +[0-9]+%' \
+	"--jobs 2 on a terminal: a background download waited for has its line"
+like "$out" '1 downloading: ' "--jobs 2 on a terminal: and the overall line"
+
 rm -rf "$T/cache"
 run "$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app \
 	--no-prefetch --cache-dir "$T/cache" --work-dir "$T/work"

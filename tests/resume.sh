@@ -81,4 +81,31 @@ run ab --cache-dir "$T/cache" --work-dir "$T/work"
 is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0020 "after Ctrl-C: found"
 is "$(awk -v p="/$first" '$2==p {print $3}' "$T/server.log")" 206 "after Ctrl-C: the download was resumed"
 
+# Ctrl-C while the run waits for a build that prefetch is still
+# downloading: the download stops at once (its .part kept, no cache
+# entry), exit 4, and the next run resumes it. b0015 is tested first and
+# is good, so b0023 comes next; its body crawls at 20 KB/s.
+fresh
+start_server "$T/farm"
+next=builds/b0023.tar.gz
+next_sha=$(sha256sum "$T/farm/$next" | cut -d' ' -f1)
+set_faults "{\"$next\": [\"slow\"]}"
+"$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app \
+	--json --net-timeout 5 --cache-dir "$T/cache" --work-dir "$T/work" > /dev/null 2>&1 &
+pid=$!
+i=0
+while [ "$i" -lt 100 ] && ! [ -e "$T/cache/tmp/$next_sha.part" ]; do sleep 0.1; i=$((i + 1)); done
+sleep 1.5
+kill -INT "$pid"
+wait "$pid"
+is "$?" 4 "Ctrl-C while waiting for a prefetched build: exit 4"
+tap_ok $([ ! -e "$T/cache/sha256/$next_sha" ] && [ -s "$T/cache/tmp/$next_sha.part" ]; echo $?) \
+	"Ctrl-C while waiting for a prefetched build: its download stopped, the .part kept"
+set_faults '{}'
+reset_log
+run "$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app --json --net-timeout 5 \
+	--cache-dir "$T/cache" --work-dir "$T/work"
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0020 "after Ctrl-C: found"
+is "$(awk -v p="/$next" '$2==p {print $3; exit}' "$T/server.log")" 206 "after Ctrl-C: the prefetched download was resumed"
+
 plan_done
