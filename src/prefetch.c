@@ -227,19 +227,21 @@ ab_prefetch_stage ab_prefetch_stage_of(const ab_prefetch *p, size_t key)
 	return AB_PREFETCH_NONE;
 }
 
-/* Until worker w has its files: its transfers go to show, every tenth
- * of a second, and the caller's cancel flag reaches it. */
+/* Until worker w is done: while it downloads its transfers go to show,
+ * every tenth of a second; the caller's cancel flag reaches it
+ * throughout (an early unpack stops too). */
 static void watch(ab_prefetch *p, worker *w, const ab_fetch_callbacks *show)
 {
 	shown copy[16];
 	size_t i, n;
+	int stage;
 
-	while (__atomic_load_n(&w->stage, __ATOMIC_ACQUIRE) == AB_PREFETCH_FETCHING) {
+	while ((stage = __atomic_load_n(&w->stage, __ATOMIC_ACQUIRE)) != AB_PREFETCH_DONE) {
 		struct timespec tenth = { 0, 100 * 1000 * 1000 };
 
 		if (ab_cancelled(p->opt.cancel))
 			ab_cancel(&w->cancel);
-		if (show && show->progress) {
+		if (stage == AB_PREFETCH_FETCHING && show && show->progress) {
 			pthread_mutex_lock(&w->lock);
 			n = w->nshown < 16 ? w->nshown : 16;
 			memcpy(copy, w->shown, n * sizeof *copy);

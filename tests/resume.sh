@@ -14,6 +14,20 @@ size=$(stat -c %s "$T/farm/$first")
 sha=$(sha256sum "$T/farm/$first" | cut -d' ' -f1)
 ab() { "$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app --json --no-prefetch --net-timeout 5 "$@"; }
 fresh() { rm -rf "$T/cache" "$T/work"; reset_log; }
+# interrupt SHA ARGS...: runs artbisect with ARGS in the background (so
+# that $! is artbisect), sends it a Ctrl-C once SHA's .part has been
+# growing for a while, and sets RC to its exit status.
+interrupt() {
+	local part="$T/cache/tmp/$1.part" pid i=0
+	shift
+	"$ARTBISECT" "$@" > /dev/null 2>&1 &
+	pid=$!
+	while [ "$i" -lt 100 ] && ! [ -e "$part" ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 1.5
+	kill -INT "$pid"
+	wait "$pid"
+	RC=$?
+}
 
 # A body cut in half: the retry asks for the rest only.
 fresh
@@ -63,16 +77,9 @@ set_faults '{}'
 # Ctrl-C during a slow download keeps the .part; the next run resumes it.
 fresh
 start_server "$T/farm" --rate 50000
-# Started directly (not through the function) so that $! is artbisect.
-"$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app --json --no-prefetch \
-	--cache-dir "$T/cache" --work-dir "$T/work" > /dev/null 2>&1 &
-pid=$!
-i=0
-while [ "$i" -lt 100 ] && ! [ -e "$T/cache/tmp/$sha.part" ]; do sleep 0.1; i=$((i + 1)); done
-sleep 1.5
-kill -INT "$pid"
-wait "$pid"
-is "$?" 4 "Ctrl-C during a download: exit 4"
+interrupt "$sha" --index "$BASE/index.json" --probe ./usr/bin/app --json --no-prefetch \
+	--cache-dir "$T/cache" --work-dir "$T/work"
+is "$RC" 4 "Ctrl-C during a download: exit 4"
 kept=$(stat -c %s "$T/cache/tmp/$sha.part" 2>/dev/null || echo 0)
 tap_ok $(( kept > 0 && kept < size ? 0 : 1 )) "Ctrl-C during a download: the .part file stays ($kept bytes)"
 start_server "$T/farm"
@@ -90,15 +97,9 @@ start_server "$T/farm"
 next=builds/b0023.tar.gz
 next_sha=$(sha256sum "$T/farm/$next" | cut -d' ' -f1)
 set_faults "{\"$next\": [\"slow\"]}"
-"$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app \
-	--json --net-timeout 5 --cache-dir "$T/cache" --work-dir "$T/work" > /dev/null 2>&1 &
-pid=$!
-i=0
-while [ "$i" -lt 100 ] && ! [ -e "$T/cache/tmp/$next_sha.part" ]; do sleep 0.1; i=$((i + 1)); done
-sleep 1.5
-kill -INT "$pid"
-wait "$pid"
-is "$?" 4 "Ctrl-C while waiting for a prefetched build: exit 4"
+interrupt "$next_sha" --index "$BASE/index.json" --probe ./usr/bin/app --json --net-timeout 5 \
+	--cache-dir "$T/cache" --work-dir "$T/work"
+is "$RC" 4 "Ctrl-C while waiting for a prefetched build: exit 4"
 tap_ok $([ ! -e "$T/cache/sha256/$next_sha" ] && [ -s "$T/cache/tmp/$next_sha.part" ]; echo $?) \
 	"Ctrl-C while waiting for a prefetched build: its download stopped, the .part kept"
 set_faults '{}'
