@@ -721,31 +721,6 @@ static void commit_entry(struct commit_ent *e, const char *c, size_t pos)
 	e->pos = pos;
 }
 
-/* The note index_ids makes, from one of several reading threads at
- * once: the id's slot is claimed with a compare-and-swap (slots only
- * ever go from empty to full, so two equal ids always meet on the same
- * probe path). -1 when the id is there already: the caller then indexes
- * again in document order, for the message. h is the id's hash
- * (siphash13 with the table's keys). */
-static int index_id_shared(struct ab_index_lookup *L, const ab_build *builds, size_t pos, uint64_t h)
-{
-	const char *id = builds[pos].id;
-	uint64_t tag = h & HI32;
-	size_t i = (size_t)h & L->mask;
-
-	for (;; i = (i + 1) & L->mask) {
-		uint64_t cur = __atomic_load_n(&L->slots[i], __ATOMIC_ACQUIRE);
-
-		/* Release: whoever finds this slot also sees builds[pos].id. */
-		if (!cur && __atomic_compare_exchange_n(&L->slots[i], &cur, tag | (uint64_t)(pos + 1), 0,
-							__ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
-			return 0;
-		/* Taken, before or just now by another thread: cur is its value. */
-		if ((cur & HI32) == tag && !strcmp(builds[(size_t)(cur & ~HI32) - 1].id, id))
-			return -1;
-	}
-}
-
 static ssize_t find_id(const ab_index *idx, const char *name)
 {
 	const struct ab_index_lookup *L = idx->lookup;
@@ -880,8 +855,19 @@ ssize_t ab_index_find(const ab_index *idx, const char *name, ab_error *err)
 
 /* A big builds array is cut into this many pieces of about equal bytes,
  * taken by the reading threads one after another: a thread on a slower
- * core (a busy host's virtual CPU) then reads fewer of them. */
-#define MAX_PIECES 16
+ * core (a busy host's virtual CPU) then reads fewer of them, and the
+ * last piece, read by one thread while the others have finished, is
+ * short. */
+#define MAX_PIECES 64
+
+/* How the builds array of a big index is cut for the reading threads.
+ * CUTS_GUESSED: at places that look like boundaries between builds,
+ * proven by the reading itself (each piece must end where the next one
+ * starts), so that nothing goes over the whole array before jansson
+ * does. CUTS_SCANNED: by a scan of the array (the guesses were wrong).
+ * ONE_READER: one thread reads every build in order (a small index, or
+ * a fault to name exactly as one reader finds it). */
+enum cut_mode { CUTS_GUESSED = 1, CUTS_SCANNED, ONE_READER };
 
 struct parser {
 	const char *label;
@@ -897,15 +883,18 @@ struct parser {
 	size_t doclen;
 	int bom;
 	size_t builds_at;	/* offset of its '[', or 0 when not streamed */
-	size_t builds_count;
-	/* Pieces of the builds array for several threads: piece k holds
-	 * builds [piece_first[k], piece_first[k + 1]) and starts at offset
-	 * piece_at[k]. npieces 0: one thread reads them all. */
+	size_t builds_end;	/* just past its ']' */
+	size_t builds_count;	/* when scanned */
+	enum cut_mode mode;
+	/* Pieces of the builds array for several threads: piece k starts at
+	 * offset piece_at[k], just after a comma of the array (piece 0 just
+	 * after its '['). npieces 0: one thread reads them all. */
 	size_t npieces;
-	size_t piece_first[MAX_PIECES + 1], piece_at[MAX_PIECES];
-	/* Set while several threads read: each notes its builds' ids with
-	 * index_id_shared and sets *ids_clash on a duplicate. */
-	int *ids_clash;
+	size_t piece_at[MAX_PIECES];
+	/* Set when a failure should be read again another way: the mode to
+	 * read the whole document in (0 when the failure stands). */
+	enum cut_mode retry;
+	int cuts_guessed;
 };
 
 /* From this many builds on, several threads read the builds array. */
@@ -1094,13 +1083,11 @@ static int read_artifact(struct parser *P, const json_t *o, ab_artifact *a)
 	return dup_str(P, P->arena, o, "name", &a->name);
 }
 
-/* Reads builds[pos] from o. Its id and commit go into the look-up
- * tables afterwards (index_id_shared by the reading thread, or
- * index_ids in document order), so that builds may be read by several
- * threads. */
-static int read_build(struct parser *P, const json_t *o, size_t pos)
+/* Reads builds[pos] from o into b. Its id goes into the look-up table
+ * afterwards, in document order (index_ids, or place_piece for builds
+ * read by several threads). */
+static int read_build(struct parser *P, const json_t *o, ab_build *b, size_t pos)
 {
-	ab_build *b = &P->idx->builds[pos];
 	const json_t *arts;
 	const char *s;
 	size_t n, i;
@@ -1175,10 +1162,12 @@ static int read_build(struct parser *P, const json_t *o, size_t pos)
 /* ---------------------------------------------------------------------
  * Streaming: jansson would build the whole document (8 times its size
  * for a big index) before a single build is checked. Instead the top
- * level is read member by member, the builds array is skipped by a
- * small scanner that counts its elements, and then each build is handed
- * to jansson on its own and freed once read. Any doubt about the
- * structure falls back to one json_loadb of the whole, for its message.
+ * level is read member by member and each build is handed to jansson on
+ * its own and freed once read. A big builds array is cut at guessed
+ * boundaries and read by every core, piece by piece; a small one is
+ * skipped by a scanner that counts its elements, then read by one
+ * thread. Any doubt about the structure falls back to one json_loadb of
+ * the whole, for its message.
  */
 
 static int is_ws(char c)
@@ -1290,7 +1279,7 @@ out:
  * from and before limit: '}' ',' and then the text the first build
  * starts with up to its first key (sig: {"id", say), and nothing after
  * it that closes the array before the next comma at its level. 0 when
- * there is none. Only a guess: the stretch before it checks it. */
+ * there is none. Only a guess: the piece before it must end there. */
 static size_t guess_cut(const char *d, size_t len, size_t from, size_t limit, const char *sig,
 			size_t siglen)
 {
@@ -1323,64 +1312,23 @@ static size_t guess_cut(const char *d, size_t len, size_t from, size_t limit, co
 	return 0;
 }
 
-/* One stretch of the builds array, scanned on its own: [from, to), from
- * just after a comma of the array (or its '['). ok when it ends just
- * after another comma of the array, at to; the last stretch, when the
- * array closes (end just past it). */
-struct stretch {
-	size_t from, to, commas, end;
-	int last, ok, content;
-};
-
-struct stretch_work {
-	const char *d;
-	size_t len, n, next;	/* next: the next stretch nobody took */
-	struct stretch *s;
-};
-
-static void *scan_stretches(void *arg)
-{
-	struct stretch_work *w = arg;
-	size_t k;
-
-	while ((k = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n) {
-		struct stretch *s = &w->s[k];
-		struct scan_state st = { s->from, 1, 0, 0 };
-		int r = scan_run(&st, w->d, w->len, s->last ? w->len : s->to, SIZE_MAX);
-
-		s->commas = st.commas;
-		s->content = st.content;
-		s->end = st.pos;
-		s->ok = s->last ? r == SCAN_CLOSED
-			       : r == SCAN_STOP && st.pos == s->to && st.depth == 1 && w->d[s->to - 1] == ',';
-	}
-	return NULL;
-}
-
+/* Below this many bytes the builds array is not cut at guesses. */
+#define GUESS_MIN_BYTES ((size_t)1 << 20)
 #define GUESS_WINDOW ((size_t)1 << 20)
-/* Below this many bytes the array is scanned by one thread. */
-#define SPLIT_SCAN_MIN ((size_t)1 << 20)
 
-/* scan_array's work on every core: the array is cut at guessed places
- * and each stretch scanned alone. Stretch 0 starts where the array
- * does, so it is scanned right; each stretch that ends where the next
- * was guessed to start, just after a comma of the array, proves that
- * guess, and so on to the last. -1 when a guess fails: the caller
- * scans the array in one go. */
-static int scan_array_split(struct parser *P, const char *d, size_t len, size_t pos, size_t *end,
-			    size_t *count)
+/* Cuts the builds array, whose '[' is at pos, at guessed boundaries
+ * between builds near every MAX_PIECES-th of the document, and finds
+ * where it ends by scanning only its last piece. Nothing is proven
+ * here: each piece's reader must end where the next piece starts (and
+ * the last at the array's end), or the document is read again with
+ * CUTS_SCANNED. -1 when there are no two pieces to make. */
+static int guess_cuts(struct parser *P, const char *d, size_t len, size_t pos)
 {
-	struct stretch s[MAX_PIECES];
-	struct stretch_work w = { d, len, 0, 0, s };
-	pthread_t th[MAX_READERS];
-	long cpus = load_threads();
-	size_t k, cut, n = 0, commas = 0;
-	int started = 0, helpers, content = 0;
-
+	struct scan_state st = { 0, 1, 0, 0 };
 	const char *sig, *q;
-	size_t siglen;
+	size_t k, cut, n = 0, siglen;
 
-	if (len - pos < SPLIT_SCAN_MIN || cpus < 2)
+	if (len - pos < GUESS_MIN_BYTES || load_threads() < 2)
 		return -1;
 	/* What the first build starts with, to its first key. */
 	sig = d + skip_ws(d, len, pos + 1);
@@ -1389,65 +1337,44 @@ static int scan_array_split(struct parser *P, const char *d, size_t len, size_t 
 	    memchr(sig, '\\', (size_t)(q - sig)) || q - sig >= 64)
 		return -1;
 	siglen = (size_t)(q - sig) + 1;
-	memset(s, 0, sizeof s);
-	s[n++].from = pos + 1;
+	P->piece_at[n++] = pos + 1;
 	for (k = 1; k < MAX_PIECES; k++) {
 		size_t at = k * (len / MAX_PIECES);
 
-		if (at <= s[n - 1].from)
+		if (at <= P->piece_at[n - 1])
 			continue;
 		cut = guess_cut(d, len, at, at + GUESS_WINDOW < len ? at + GUESS_WINDOW : len, sig, siglen);
-		if (cut > s[n - 1].from)
-			s[n++].from = cut;
+		if (cut > P->piece_at[n - 1])
+			P->piece_at[n++] = cut;
 	}
 	if (n < 2)
 		return -1;
-	for (k = 0; k + 1 < n; k++)
-		s[k].to = s[k + 1].from;
-	s[n - 1].last = 1;
-	w.n = n;
-	helpers = (int)(cpus < MAX_READERS ? cpus : MAX_READERS) - 1;
-	for (started = 0; started < helpers; started++)
-		if (pthread_create(&th[started], NULL, scan_stretches, &w) != 0)
-			break;
-	scan_stretches(&w);
-	while (started > 0)
-		pthread_join(th[--started], NULL);
-	for (k = 0; k < n; k++) {
-		if (!s[k].ok)
-			return -1;
-		content |= s[k].content;
-		P->piece_first[k] = commas;
-		P->piece_at[k] = s[k].from;
-		commas += s[k].commas;
-	}
+	st.pos = P->piece_at[n - 1];
+	if (scan_run(&st, d, len, len, SIZE_MAX) != SCAN_CLOSED)
+		return -1;
+	P->builds_end = st.pos;
 	P->npieces = n;
-	P->idx->split_scan = 1;
-	*end = s[n - 1].end;
-	*count = content ? commas + 1 : 0;
 	return 0;
 }
 
 /* From the '[' at pos: the offset just past the matching ']' in *end
  * and the number of elements in *count. P's pieces: the array cut at
  * the first elements that start after each MAX_PIECES-th of the
- * document (piece 0 is left for the caller to fill in). -1 when the
- * text is not shaped like an array (jansson will say how). */
+ * document. -1 when the text is not shaped like an array (jansson will
+ * say how). */
 static int scan_array(struct parser *P, const char *d, size_t len, size_t pos, size_t *end,
 		      size_t *count)
 {
 	struct scan_state st = { pos + 1, 1, 0, 0 };
 	size_t cut = 1;
 
-	if (scan_array_split(P, d, len, pos, end, count) == 0)
-		return 0;
 	P->npieces = 1;
+	P->piece_at[0] = pos + 1;
 	for (;;) {
 		size_t at = cut < MAX_PIECES ? cut * (len / MAX_PIECES) : SIZE_MAX;
 
 		switch (scan_run(&st, d, len, len, at)) {
 		case SCAN_COMMA:
-			P->piece_first[P->npieces] = st.commas;
 			P->piece_at[P->npieces++] = st.pos;
 			while (cut < MAX_PIECES && st.pos - 1 >= cut * (len / MAX_PIECES))
 				cut++;
@@ -1549,18 +1476,20 @@ static json_t *load_top(struct parser *P, int *fallback)
 		if (!strcmp(k, "builds") && pos < len && d[pos] == '[') {
 			size_t end, count;
 
-			if (scan_array(P, d, len, pos, &end, &count) < 0) {
+			if (P->mode == CUTS_GUESSED && guess_cuts(P, d, len, pos) == 0) {
+				P->cuts_guessed = 1;
+				end = P->builds_end;
+			} else if (scan_array(P, d, len, pos, &end, &count) < 0) {
 				json_decref(key);
 				goto whole;
+			} else {
+				P->builds_count = count;
+				if (P->mode == ONE_READER || count < PARALLEL_MIN_BUILDS || P->npieces < 2 ||
+				    load_threads() < 2)
+					P->npieces = 0;
 			}
 			P->builds_at = pos;
-			P->builds_count = count;
-			P->piece_first[0] = 0;
-			P->piece_at[0] = pos + 1;
-			P->piece_first[P->npieces] = count;
-			if (count < PARALLEL_MIN_BUILDS || P->npieces < 2 ||
-			    P->piece_first[P->npieces - 1] >= count || load_threads() < 2)
-				P->npieces = 0;
+			P->builds_end = end;
 			next = end;
 		} else {
 			val = load_piece(P, pos, &next);
@@ -1654,24 +1583,35 @@ static void scratch_install(void)
 	json_set_alloc_funcs(scratch_malloc, scratch_free);
 }
 
-/* Reads builds [from, to) starting at offset pos, one build at a time.
- * *end_pos is where the reading stopped; *bad the build it failed on. */
-static int read_builds_range(struct parser *P, size_t from, size_t to, size_t pos,
-			     size_t *end_pos, size_t *bad)
+/* Gives this thread's jansson a scratch buffer (see scratch_malloc). */
+static struct scratch *scratch_begin(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct scratch *s = ab_xmalloc(sizeof *s + SCRATCH_BYTES);
-	struct ab_index_lookup *L = P->idx->lookup;
-	size_t i, next, n = P->idx->nbuilds, held = SIZE_MAX;
-	uint64_t held_hash = 0;
-	int rc = -1;
 
 	/* Either function serves any pointer, so installing them while
 	 * another thread uses jansson is harmless. */
 	pthread_once(&once, scratch_install);
 	s->end = (char *)s->base + SCRATCH_BYTES;
 	tl_scratch = s;
-	for (i = from; i < to; i++) {
+	return s;
+}
+
+static void scratch_end(struct scratch *s)
+{
+	tl_scratch = NULL;
+	free(s);
+}
+
+/* One thread reads every build in order; *bad is the build it failed
+ * on. */
+static int read_all_builds(struct parser *P, size_t *bad)
+{
+	struct scratch *s = scratch_begin();
+	size_t i, next, n = P->idx->nbuilds, pos = P->builds_at + 1;
+	int rc = -1;
+
+	for (i = 0; i < n; i++) {
 		json_t *b;
 		int r;
 
@@ -1682,20 +1622,8 @@ static int read_builds_range(struct parser *P, size_t from, size_t to, size_t po
 			*bad = i;
 			goto out;
 		}
-		r = read_build(P, b, i);
+		r = read_build(P, b, &P->idx->builds[i], i);
 		json_decref(b);
-		if (r == 0 && P->ids_clash) {
-			/* The id's slot is a cache miss in a table of megabytes:
-			 * it is fetched while the next build is read, and the
-			 * build held until then. */
-			uint64_t h = siphash13(P->idx->builds[i].id, strlen(P->idx->builds[i].id), L->k0, L->k1);
-
-			__builtin_prefetch(&L->slots[(size_t)h & L->mask], 1);
-			if (held != SIZE_MAX && index_id_shared(L, P->idx->builds, held, held_hash) < 0)
-				__atomic_store_n(P->ids_clash, 1, __ATOMIC_RELAXED);
-			held = i;
-			held_hash = h;
-		}
 		if (r < 0) {
 			*bad = i;
 			goto out;
@@ -1710,13 +1638,9 @@ static int read_builds_range(struct parser *P, size_t from, size_t to, size_t po
 		}
 		pos++;
 	}
-	if (held != SIZE_MAX && index_id_shared(L, P->idx->builds, held, held_hash) < 0)
-		__atomic_store_n(P->ids_clash, 1, __ATOMIC_RELAXED);
-	*end_pos = pos;
 	rc = 0;
 out:
-	tl_scratch = NULL;
-	free(s);
+	scratch_end(s);
 	return rc;
 }
 
@@ -1758,19 +1682,186 @@ static int finish_builds(struct parser *P, size_t first_bad)
 	return 0;
 }
 
-/* What reading one piece gave. */
-struct piece_result {
-	int rc;
-	size_t end_pos, bad;
-	ab_error err;
+/* Puts build pos's id (hash h) in the table. -1 when the id is there
+ * already. */
+static int id_insert(struct ab_index_lookup *L, const ab_build *builds, size_t pos, uint64_t h)
+{
+	uint64_t tag = h & HI32;
+	size_t i;
+
+	for (i = (size_t)h & L->mask; L->slots[i]; i = (i + 1) & L->mask)
+		if ((L->slots[i] & HI32) == tag &&
+		    !strcmp(builds[(size_t)(L->slots[i] & ~HI32) - 1].id, builds[pos].id))
+			return -1;
+	L->slots[i] = tag | (uint64_t)(pos + 1);
+	return 0;
+}
+
+/* Room in the table for n ids, at most 0.7 of its slots full; the ids of
+ * builds [0, have) are moved over when it grows. */
+static void lookup_reserve(struct ab_index_lookup *L, const ab_build *builds, size_t have, size_t n)
+{
+	size_t cap = L->mask + 1, i;
+
+	if (n * 10 <= cap * 7)
+		return;
+	while (cap * 5 < n * 8)
+		cap *= 2;
+	free(L->slots);
+	L->slots = ab_xcalloc_big(cap, sizeof *L->slots);
+	L->mask = cap - 1;
+	for (i = 0; i < have; i++)
+		id_insert(L, builds, i, siphash13(builds[i].id, strlen(builds[i].id), L->k0, L->k1));
+}
+
+/* Several threads read a big builds array, a piece at a time, each
+ * piece's builds kept aside until every piece before it is in the
+ * index; then they are put there (their number was not known before)
+ * and their ids noted, in document order. A piece whose reading did not
+ * end where the next one starts (a wrong guess) or that holds a fault
+ * stops everything: the document is read again (ab_index_parse). */
+enum piece_state { PIECE_READING, PIECE_READ, PIECE_MISPLACED, PIECE_BAD };
+
+struct piece {
+	enum piece_state state;
+	size_t n, cap;
+	ab_build *builds;
+	uint64_t *hashes;	/* of their ids, for the table */
 };
+
+/* What the reading threads share. */
+struct reading {
+	struct piece *pieces;
+	size_t next_piece;	/* atomic: the next piece nobody took */
+	int stop;		/* atomic: the document is read again */
+	pthread_mutex_t lock;	/* the rest, the index's builds and table */
+	size_t placed;		/* pieces [0, placed) are in the index */
+	size_t cap;		/* builds the index has room for */
+	enum cut_mode retry;
+};
+
+/* Reads piece k: its state. */
+static enum piece_state read_piece(struct parser *P, struct scratch *s, struct reading *rd, size_t k)
+{
+	struct piece *pc = &rd->pieces[k];
+	const struct ab_index_lookup *L = P->idx->lookup;
+	const char *d = P->doc;
+	size_t len = P->doclen, pos = P->piece_at[k], next;
+	size_t stop = k + 1 < P->npieces ? skip_ws(d, len, P->piece_at[k + 1]) : SIZE_MAX;
+
+	while (!__atomic_load_n(&rd->stop, __ATOMIC_RELAXED)) {
+		ab_build *b;
+		json_t *v;
+		int r;
+
+		if (pc->n == pc->cap) {
+			pc->cap = pc->cap ? 2 * pc->cap : 1024;
+			pc->builds = ab_xrealloc(pc->builds, pc->cap * sizeof *pc->builds);
+			pc->hashes = ab_xrealloc(pc->hashes, pc->cap * sizeof *pc->hashes);
+		}
+		b = memset(&pc->builds[pc->n], 0, sizeof *b);
+		s->next = (char *)s->base;
+		pos = skip_ws(d, len, pos);
+		v = load_piece(P, pos, &next);
+		if (!v)
+			return PIECE_BAD;
+		/* Its place is not known yet: a fault is named when the
+		 * document is read again by one thread. */
+		r = read_build(P, v, b, pc->n);
+		json_decref(v);
+		if (r < 0)
+			return PIECE_BAD;
+		pc->hashes[pc->n++] = siphash13(b->id, strlen(b->id), L->k0, L->k1);
+		pos = skip_ws(d, len, next);
+		if (pos < len && d[pos] == ',') {
+			pos = skip_ws(d, len, pos + 1);
+			if (pos < stop)
+				continue;
+			return pos == stop ? PIECE_READ : PIECE_MISPLACED;
+		}
+		if (pos < len && d[pos] == ']')
+			return stop == SIZE_MAX && pos + 1 == P->builds_end ? PIECE_READ : PIECE_MISPLACED;
+		return PIECE_BAD;
+	}
+	return PIECE_MISPLACED;	/* stopped: the state no longer matters */
+}
+
+/* Puts a read piece's builds at the end of the index. -1 on an id the
+ * index has already. */
+static int place_piece(struct parser *P, struct reading *rd, const struct piece *pc)
+{
+	ab_index *idx = P->idx;
+	struct ab_index_lookup *L = idx->lookup;
+	size_t base = idx->nbuilds, j;
+
+	if (base + pc->n > rd->cap) {
+		size_t want;
+
+		if (!base) {
+			/* The first piece's density, over the whole array. */
+			double bytes = (double)(P->piece_at[1] - P->piece_at[0]);
+
+			want = (size_t)((double)pc->n * (double)(P->builds_end - P->piece_at[0]) / bytes);
+			want += want / 16 + 64;
+		} else {
+			want = rd->cap + rd->cap / 2;
+		}
+		if (want < base + pc->n)
+			want = base + pc->n;
+		if (!idx->builds)
+			idx->builds = ab_xcalloc_big(want, sizeof *idx->builds);
+		else
+			idx->builds = ab_xrealloc(idx->builds, want * sizeof *idx->builds);
+		lookup_reserve(L, idx->builds, base, want - want / 17);
+		rd->cap = want;
+	}
+	memcpy(idx->builds + base, pc->builds, pc->n * sizeof *pc->builds);
+	lookup_reserve(L, idx->builds, base, base + pc->n);
+	for (j = 0; j < pc->n; j++) {
+		/* Each slot is a cache miss in a table of megabytes: fetched a
+		 * few ids ahead. */
+		if (j + 8 < pc->n)
+			__builtin_prefetch(&L->slots[(size_t)pc->hashes[j + 8] & L->mask], 1);
+		if (id_insert(L, idx->builds, base + j, pc->hashes[j]) < 0)
+			return -1;
+	}
+	idx->nbuilds = base + pc->n;
+	return 0;
+}
+
+/* With rd->lock held: places every piece that is read and next in
+ * document order. */
+static void place_ready(struct parser *P, struct reading *rd)
+{
+	while (rd->placed < P->npieces && !rd->retry) {
+		struct piece *pc = &rd->pieces[rd->placed];
+
+		if (pc->state == PIECE_READING)
+			return;
+		/* Every piece before this one ended where it started: a
+		 * misplaced end is a wrong guess (or a fault a scan names),
+		 * anything else a fault one reader names. */
+		if (pc->state == PIECE_MISPLACED && P->cuts_guessed)
+			rd->retry = CUTS_SCANNED;
+		else if (pc->state != PIECE_READ || place_piece(P, rd, pc) < 0)
+			rd->retry = ONE_READER;
+		if (rd->retry) {
+			__atomic_store_n(&rd->stop, 1, __ATOMIC_RELAXED);
+			return;
+		}
+		free(pc->builds);
+		free(pc->hashes);
+		pc->builds = NULL;
+		pc->hashes = NULL;
+		rd->placed++;
+	}
+}
 
 /* One reading thread: its own parser copy (place, error) and arena. */
 struct reader {
 	struct parser P;
 	ab_arena arena;
-	struct piece_result *results;
-	size_t *next_piece;	/* shared: the next piece nobody took */
+	struct reading *rd;
 	pthread_t thread;
 };
 
@@ -1778,47 +1869,51 @@ static void *read_pieces(void *arg)
 {
 	struct reader *r = arg;
 	struct parser *P = &r->P;
+	struct reading *rd = r->rd;
+	struct scratch *s = scratch_begin();
+	ab_error err = {0};
 	size_t k;
 
-	while ((k = __atomic_fetch_add(r->next_piece, 1, __ATOMIC_RELAXED)) < P->npieces) {
-		struct piece_result *res = &r->results[k];
+	P->err = &err;	/* any fault is named by a reading again */
+	while (!__atomic_load_n(&rd->stop, __ATOMIC_RELAXED) &&
+	       (k = __atomic_fetch_add(&rd->next_piece, 1, __ATOMIC_RELAXED)) < P->npieces) {
+		enum piece_state state = read_piece(P, s, rd, k);
 
-		P->err = &res->err;
-		res->rc = read_builds_range(P, P->piece_first[k], P->piece_first[k + 1], P->piece_at[k],
-					    &res->end_pos, &res->bad);
+		pthread_mutex_lock(&rd->lock);
+		rd->pieces[k].state = state;
+		place_ready(P, rd);
+		pthread_mutex_unlock(&rd->lock);
 	}
+	scratch_end(s);
 	return NULL;
 }
 
-/* Reads the builds array found by load_top. A big one is read by a few
- * threads, piece by piece (jansson's parsing is most of the time); the
- * result, the first fault in document order included, is the same as
- * one thread's. */
-static int read_streamed_builds(struct parser *P)
+/* Reads the builds array in P's pieces on every core (jansson's parsing
+ * is most of the time). 0, or -1 with P->retry: how to read the
+ * document again, for the exact builds or the exact fault. */
+static int read_in_pieces(struct parser *P)
 {
 	ab_index *idx = P->idx;
-	size_t n = idx->nbuilds, end_pos, bad = n, next_piece = 0, k;
-	struct piece_result results[MAX_PIECES];
+	struct reading rd;
 	struct reader readers[MAX_READERS];
 	long cpus = load_threads();
-	int nreaders, started, i, rc, clash = 0;
+	int nreaders, started, i;
+	size_t k;
 
 	nreaders = (int)(cpus < MAX_READERS ? cpus : MAX_READERS);
 	if ((size_t)nreaders > P->npieces)
 		nreaders = (int)P->npieces;
-	if (nreaders < 2) {
-		rc = read_builds_range(P, 0, n, P->builds_at + 1, &end_pos, &bad);
-		return finish_builds(P, rc < 0 ? bad : n);
-	}
+	memset(&rd, 0, sizeof rd);
+	rd.pieces = ab_xcalloc(P->npieces, sizeof *rd.pieces);
+	pthread_mutex_init(&rd.lock, NULL);
+	idx->lookup = lookup_new(0);
 	idx->read_pieces = P->npieces;
-	memset(results, 0, sizeof results);
+	idx->cuts_guessed = P->cuts_guessed;
 	memset(readers, 0, sizeof readers);
 	for (i = 0; i < nreaders; i++) {
 		readers[i].P = *P;
 		readers[i].P.arena = &readers[i].arena;
-		readers[i].P.ids_clash = &clash;
-		readers[i].results = results;
-		readers[i].next_piece = &next_piece;
+		readers[i].rd = &rd;
 	}
 	/* This thread is reader 0; a thread that cannot be started only
 	 * means fewer readers. */
@@ -1831,39 +1926,16 @@ static int read_streamed_builds(struct parser *P)
 			pthread_join(readers[i].thread, NULL);
 		ab_arena_merge(P->arena, &readers[i].arena);
 	}
-
-	/* In document order: the first piece that failed names the fault,
-	 * provided every piece before it ended where the next one starts.
-	 * When one did not (a document the scanner misread), everything is
-	 * read again by one thread. */
-	rc = 0;
 	for (k = 0; k < P->npieces; k++) {
-		if (results[k].rc < 0) {
-			bad = results[k].bad;
-			ab_error_set(P->err, results[k].err.code, "%s", results[k].err.msg);
-			break;
-		}
-		if (k + 1 < P->npieces &&
-		    skip_ws(P->doc, P->doclen, results[k].end_pos) !=
-		    skip_ws(P->doc, P->doclen, P->piece_at[k + 1])) {
-			rc = -1;
-			break;
-		}
+		free(rd.pieces[k].builds);
+		free(rd.pieces[k].hashes);
 	}
-	for (k = 0; k < P->npieces; k++)
-		ab_error_clear(&results[k].err);
-	if (rc == 0 && bad == n && !clash)
-		return 0;	/* every build read and noted, no id twice */
-	/* Otherwise the tables are made again in document order: the fault
-	 * named is the one a single thread would name. */
-	memset(idx->lookup->slots, 0, (idx->lookup->mask + 1) * sizeof *idx->lookup->slots);
-	if (rc < 0) {
-		ab_arena_clear(P->arena);
-		memset(idx->builds, 0, n * sizeof *idx->builds);
-		rc = read_builds_range(P, 0, n, P->builds_at + 1, &end_pos, &bad);
-		return finish_builds(P, rc < 0 ? bad : n);
-	}
-	return finish_builds(P, bad);
+	free(rd.pieces);
+	pthread_mutex_destroy(&rd.lock);
+	if (rd.placed == P->npieces)
+		return 0;
+	P->retry = rd.retry ? rd.retry : ONE_READER;
+	return -1;
 }
 
 static int read_index(struct parser *P, json_t *root)
@@ -1949,13 +2021,18 @@ static int read_index(struct parser *P, json_t *root)
 	}
 
 	if (P->builds_at) {
+		size_t bad = 0;
+
+		if (P->npieces >= 2)
+			return read_in_pieces(P);
 		n = P->builds_count;
 		if (!n)
 			return fail(P, "builds", _("empty (an index needs at least one build)"));
 		idx->builds = ab_xcalloc_big(n, sizeof *idx->builds);
 		idx->nbuilds = n;
 		idx->lookup = lookup_new(n);
-		return read_streamed_builds(P);
+		r = read_all_builds(P, &bad);
+		return finish_builds(P, r < 0 ? bad : n);
 	}
 	builds = json_object_get(root, "builds");
 	if (!builds)
@@ -1969,7 +2046,7 @@ static int read_index(struct parser *P, json_t *root)
 	idx->nbuilds = n;
 	idx->lookup = lookup_new(n);
 	for (i = 0; i < n; i++) {
-		if (read_build(P, json_array_get(builds, i), i) < 0)
+		if (read_build(P, json_array_get(builds, i), &idx->builds[i], i) < 0)
 			break;
 		/* Hand this build's JSON back to malloc for the next ones. */
 		json_array_set(builds, i, json_null());
@@ -2111,7 +2188,10 @@ void ab_index_urls_free(char **urls, size_t n)
 	free(urls);
 }
 
-ab_index *ab_index_parse(const char *data, size_t len, const char *source_url, ab_error *err)
+/* One reading of the document, the builds array cut as mode says. On a
+ * failure *retry may name another mode to read it again in. */
+static ab_index *parse_once(const char *data, size_t len, const char *source_url, ab_error *err,
+			    enum cut_mode mode, enum cut_mode *retry)
 {
 	struct parser P = { 0 };
 	ab_index *idx = ab_xcalloc(1, sizeof *idx);
@@ -2128,6 +2208,7 @@ ab_index *ab_index_parse(const char *data, size_t len, const char *source_url, a
 	P.label = idx->label;
 	P.err = err;
 	P.idx = idx;
+	P.mode = mode;
 	if (!data)
 		len = 0;
 
@@ -2168,12 +2249,28 @@ ab_index *ab_index_parse(const char *data, size_t len, const char *source_url, a
 	}
 	if (root && read_index(&P, root) == 0)
 		rc = 0;
+	/* Anything after a guessed builds array may have been misread. */
+	if (rc < 0)
+		*retry = P.retry ? P.retry : P.cuts_guessed ? CUTS_SCANNED : 0;
 out:
 	json_decref(root);
 	url_base_free(&P.ub);
 	if (rc < 0) {
 		ab_index_free(idx);
 		return NULL;
+	}
+	return idx;
+}
+
+ab_index *ab_index_parse(const char *data, size_t len, const char *source_url, ab_error *err)
+{
+	enum cut_mode mode = CUTS_GUESSED, retry = 0;
+	ab_index *idx;
+
+	while (!(idx = parse_once(data, len, source_url, err, mode, &retry)) && retry > mode) {
+		ab_error_clear(err);
+		mode = retry;
+		retry = 0;
 	}
 	return idx;
 }

@@ -59,14 +59,14 @@ typedef struct ab_index {
 				 * artifacts; NULL in an index built by hand,
 				 * whose pieces are each malloc'd */
 	/* How the builds array was read, for tests and benchmarks: in how
-	 * many pieces (0: by one thread), found by a scan split across the
-	 * cores (split_scan) or by one. */
+	 * many pieces (0: by one thread), cut at guessed boundaries that
+	 * the reading proved (cuts_guessed) or where a scan found them. */
 	size_t read_pieces;
-	int split_scan;
+	int cuts_guessed;
 } ab_index;
 
 /* A big index is read by as many threads as there are cores (at most
- * 8); n > 0 caps them (1: one thread, no split scan), 0 undoes it. */
+ * 8); n > 0 caps them (1: one thread, no pieces), 0 undoes it. */
 void ab_index_set_threads(int n);
 
 /* Turns a command-line --index argument (path, file://, http://, https://)
