@@ -1795,16 +1795,16 @@ static int place_piece(struct parser *P, struct reading *rd, const struct piece 
 	size_t base = idx->nbuilds, j;
 
 	if (base + pc->n > rd->cap) {
-		size_t want;
+		size_t want = rd->cap + rd->cap / 2;
 
 		if (!base) {
-			/* The first piece's density, over the whole array. */
+			/* As many builds as the first piece's density gives the
+			 * whole array: the table is made for them at once. */
 			double bytes = (double)(P->piece_at[1] - P->piece_at[0]);
+			size_t est = (size_t)((double)pc->n * (double)(P->builds_end - P->piece_at[0]) / bytes);
 
-			want = (size_t)((double)pc->n * (double)(P->builds_end - P->piece_at[0]) / bytes);
-			want += want / 16 + 64;
-		} else {
-			want = rd->cap + rd->cap / 2;
+			lookup_reserve(L, idx->builds, 0, est);
+			want = est + est / 16 + 64;
 		}
 		if (want < base + pc->n)
 			want = base + pc->n;
@@ -1812,7 +1812,6 @@ static int place_piece(struct parser *P, struct reading *rd, const struct piece 
 			idx->builds = ab_xcalloc_big(want, sizeof *idx->builds);
 		else
 			idx->builds = ab_xrealloc(idx->builds, want * sizeof *idx->builds);
-		lookup_reserve(L, idx->builds, base, want - want / 17);
 		rd->cap = want;
 	}
 	memcpy(idx->builds + base, pc->builds, pc->n * sizeof *pc->builds);
@@ -1838,9 +1837,10 @@ static void place_ready(struct parser *P, struct reading *rd)
 
 		if (pc->state == PIECE_READING)
 			return;
-		/* Every piece before this one ended where it started: a
-		 * misplaced end is a wrong guess (or a fault a scan names),
-		 * anything else a fault one reader names. */
+		/* Every piece before this one ended where the next began, so
+		 * this one started at a build: an end elsewhere is a wrong
+		 * guess (or a fault a scan names), anything else a fault
+		 * one reader names. */
 		if (pc->state == PIECE_MISPLACED && P->cuts_guessed)
 			rd->retry = CUTS_SCANNED;
 		else if (pc->state != PIECE_READ || place_piece(P, rd, pc) < 0)
