@@ -148,10 +148,20 @@ double ab_bisect_waited(const ab_bisect *b)
 	return sum;
 }
 
+/* A root's name: the build's position, which keeps it unique, and the
+ * start of its id, so that a person can tell the roots apart. An id may
+ * be thousands of bytes long; a file name may not pass 255 (with the
+ * suffixes of an early unpack added). */
+#define ROOT_ID_MAX 64
+
 static char *root_path(const ab_bisect *b, size_t idx)
 {
 	char *safe = ab_safe_name(b->index->builds[idx].id);
-	char *rel = ab_xasprintf("roots/%zu-%s", idx, safe);
+	char *rel;
+
+	if (strlen(safe) > ROOT_ID_MAX)
+		safe[ROOT_ID_MAX] = '\0';
+	rel = ab_xasprintf("roots/%zu-%s", idx, safe);
 	char *path = ab_path_join(b->opt.work_dir, rel);
 	free(safe);
 	free(rel);

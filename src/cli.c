@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "error.h"
 #include "i18n.h"
@@ -125,6 +126,33 @@ static const char *keep(ab_cli *cli, const char *s)
 	return cli->owned[cli->nowned++] = ab_xstrdup(s);
 }
 
+/* path made absolute against the directory artbisect was started in,
+ * or NULL when it is already (or cannot be). A session outlives that
+ * directory (`artbisect good` may be typed anywhere), and the paths it
+ * stores and prints must mean the same there. */
+static char *absolute_path(const char *path)
+{
+	char *cwd, *abs;
+
+	if (!path || !*path || path[0] == '/' || !(cwd = getcwd(NULL, 0)))
+		return NULL;
+	abs = ab_path_join(cwd, path);
+	free(cwd);
+	return abs;
+}
+
+static const char *absolute(ab_cli *cli, const char *path)
+{
+	char *abs = absolute_path(path);
+	const char *kept;
+
+	if (!abs)
+		return path;
+	kept = keep(cli, abs);
+	free(abs);
+	return kept;
+}
+
 static int parse_seconds(const char *arg, double *out)
 {
 	char *end;
@@ -202,11 +230,11 @@ static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char 
 		cli->jobs = (int)n;
 		break;
 	}
-	case OPT_CACHE_DIR: cli->cache_dir = arg; break;
-	case OPT_WORK_DIR: cli->work_dir = arg; break;
+	case OPT_CACHE_DIR: cli->cache_dir = absolute(cli, arg); break;
+	case OPT_WORK_DIR: cli->work_dir = absolute(cli, arg); break;
 	case OPT_NO_PREFETCH: cli->no_prefetch = flag; break;
 	case OPT_KEEP_ROOTS: cli->keep_roots = flag; break;
-	case OPT_CACERT: cli->cacert = arg; break;
+	case OPT_CACERT: cli->cacert = absolute(cli, arg); break;
 	case OPT_REPORT: cli->report_file = arg; break;
 	case OPT_QUIET: cli->quiet = flag; break;
 	case OPT_PACKAGE: cli->package = arg; break;
@@ -220,7 +248,7 @@ static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char 
 			snprintf(why, whylen, _("at most %d files"), AB_CLI_MAX_KEYRINGS);
 			return -1;
 		}
-		cli->keyrings[cli->nkeyrings++] = arg;
+		cli->keyrings[cli->nkeyrings++] = absolute(cli, arg);
 		break;
 	case OPT_CACHE_SIZE:
 		if (ab_parse_size(arg, &cli->cache_size) < 0 || cli->cache_size <= 0) {
@@ -250,7 +278,7 @@ static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char 
 			snprintf(why, whylen, _("expected an absolute path, got '%s'"), arg);
 			return -1;
 		}
-		cli->system_root = arg;
+		cli->system_root = absolute(cli, arg);
 		break;
 	}
 	return 0;
@@ -487,11 +515,14 @@ static void push_opt(char ***v, size_t *n, const char *name, const char *val)
 
 char **ab_cli_session_argv(const ab_cli *cli, const char *good_id, const char *bad_id)
 {
-	char **v = NULL, num[64];
+	char **v = NULL, num[64], *abs;
 	size_t n = 0, i;
 
 	push(&v, &n, "start");
-	push_opt(&v, &n, "--index", cli->index);
+	/* A local index by its absolute path, a URL as it is. */
+	abs = strstr(cli->index, "://") ? NULL : absolute_path(cli->index);
+	push_opt(&v, &n, "--index", abs ? abs : cli->index);
+	free(abs);
 	if (cli->package)
 		push_opt(&v, &n, "--package", cli->package);
 	push_opt(&v, &n, "--good", good_id);
