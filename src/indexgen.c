@@ -248,6 +248,42 @@ static char *iso_date(int64_t t)
 	return ab_xstrdup(buf);
 }
 
+/* Text from a file name or a package header as the index may hold it:
+ * as it is when it is UTF-8 without control characters, else with every
+ * byte outside printable ASCII written %XX. A name that is not UTF-8 or
+ * that holds a line break must still give an index that loads. */
+static char *index_text(const char *s)
+{
+	json_t *j = json_string(s);
+	const unsigned char *p;
+	int plain = j != NULL;
+	ab_buf b = {0};
+
+	json_decref(j);
+	for (p = (const unsigned char *)s; plain && *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			plain = 0;
+	if (plain)
+		return ab_xstrdup(s);
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p >= 0x7f)
+			ab_buf_printf(&b, "%%%02X", *p);
+		else
+			ab_buf_append(&b, (const char *)p, 1);
+	}
+	return ab_buf_steal(&b);
+}
+
+/* json_string of index_text(s). */
+static json_t *text_json(const char *s)
+{
+	char *t = index_text(s);
+	json_t *j = json_string(t);
+
+	free(t);
+	return j;
+}
+
 static json_t *artifact_json(const found *f, const char *base, const char *base_url)
 {
 	json_t *a = json_object();
@@ -258,7 +294,7 @@ static json_t *artifact_json(const found *f, const char *base, const char *base_
 	json_object_set_new(a, "size", json_integer(f->size));
 	json_object_set_new(a, "type", json_string(ab_artifact_type_name(f->type)));
 	if (f->is_package)
-		json_object_set_new(a, "name", json_string(f->info.name));
+		json_object_set_new(a, "name", text_json(f->info.name));
 	free(url);
 	return a;
 }
@@ -426,7 +462,7 @@ char *ab_indexgen(const char *const *paths, size_t n, const ab_indexgen_options 
 	json_object_set_new(root, "format", json_string("artbisect-index"));
 	json_object_set_new(root, "version", json_integer(1));
 	if (opt->name)
-		json_object_set_new(root, "name", json_string(opt->name));
+		json_object_set_new(root, "name", text_json(opt->name));
 	builds = json_array();
 	for (first = 0; first < l.n;) {
 		found *f = &l.v[first];
@@ -437,8 +473,13 @@ char *ab_indexgen(const char *const *paths, size_t n, const ab_indexgen_options 
 		if (f->is_package)
 			while (last < l.n && ab_pkg_vercmp(&l.v[last].info, &f->info) == 0)
 				last++;
-		id = f->is_package ? ab_xstrdup(f->evr)
-			: ab_xstrndup(f->filename, strlen(f->filename) - f->suffix_len);
+		{
+			char *stem = f->is_package ? ab_xstrdup(f->evr)
+				: ab_xstrndup(f->filename, strlen(f->filename) - f->suffix_len);
+
+			id = index_text(stem);
+			free(stem);
+		}
 		for (j = first; j < last; j++) {
 			found *g = &l.v[j];
 
@@ -478,14 +519,14 @@ char *ab_indexgen(const char *const *paths, size_t n, const ab_indexgen_options 
 					bt = l.v[j].info.buildtime;
 			}
 			if (commit)
-				json_object_set_new(b, "commit", json_string(commit));
+				json_object_set_new(b, "commit", text_json(commit));
 			if (bt >= 0) {
 				char *d = iso_date(bt);
 				if (d)
 					json_object_set_new(b, "date", json_string(d));
 				free(d);
 			}
-			json_object_set_new(b, "version", json_string(f->evr));
+			json_object_set_new(b, "version", text_json(f->evr));
 		}
 		json_object_set_new(b, "status", json_string("ok"));
 		json_object_set_new(b, "artifacts", arts);
@@ -494,9 +535,9 @@ char *ab_indexgen(const char *const *paths, size_t n, const ab_indexgen_options 
 		first = last;
 	}
 	if (project && !project_mixed)
-		json_object_set_new(root, "project", json_string(project));
+		json_object_set_new(root, "project", text_json(project));
 	if (arch && !arch_mixed)
-		json_object_set_new(root, "arch", json_string(arch));
+		json_object_set_new(root, "arch", text_json(arch));
 	json_object_set_new(root, "builds", builds);
 	builds = NULL;	/* root owns it now */
 	if (duplicate_id(json_object_get(root, "builds"), err))

@@ -41,4 +41,23 @@ is "$RC" 0 "a verdict from another directory goes on"
 is "$(ls -A "$T/elsewhere")" "" "a verdict from another directory makes no cache there"
 ok "the cache of the session is still the one used" test -d "$T/rel/c/sha256"
 
+# --- 10: `artbisect index` on names that are not UTF-8 or hold controls --
+mkdir -p "$T/names/d"
+"$PYTHON3" - "$T/names/d" <<'PY'
+import io, os, sys, tarfile
+names = [b"app-1.tar.gz", b"app-2\xff.tar.gz", b"app-3\nx.tar.gz", b"app-4\x1b[31m.tar.gz"]
+for i, name in enumerate(names):
+    with tarfile.open(os.path.join(os.fsencode(sys.argv[1]), name), "w:gz") as t:
+        data = b"#!/bin/sh\nexit %d\n" % (0 if i < 2 else 1)
+        ti = tarfile.TarInfo("app"); ti.size = len(data); ti.mode = 0o755; ti.mtime = 1704067200
+        t.addfile(ti, io.BytesIO(data))
+PY
+run bash -c "cd '$T/names' && '$ARTBISECT' index d > index.json"
+is "$RC" 0 "index: file names not UTF-8 or with controls do not crash it"
+ok "index: what it wrote is valid JSON" "$PYTHON3" -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/names/index.json"
+unlike "$(cat "$T/names/index.json")" $'\x1b' "index: no raw ESC in what it wrote"
+run "$ARTBISECT" --index "$T/names/index.json" --work-dir "$T/w-names" --cache-dir "$T/c" --probe ./app --json
+is "$RC" 0 "index: what it wrote loads and bisects"
+is "$(json_get "$T/run.out" first_new.id)" "app-3%0Ax" "index: the control character is written %XX in the id"
+
 plan_done
