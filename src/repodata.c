@@ -222,9 +222,11 @@ static int read_repomd(const char *data, size_t len, struct primary_ref *ref, ab
 		}
 		if (!in_primary || type != XML_READER_TYPE_ELEMENT)
 			continue;
-		if (!strcmp(name, "location"))
+		/* The first of each counts (a repeated one leaked before). */
+		if (!strcmp(name, "location") && !ref->href)
 			ref->href = attr(r, "href");
-		else if (!strcmp(name, "checksum")) {
+		else if (!strcmp(name, "checksum") && !ref->sum) {
+			free(ref->sum_type);
 			ref->sum_type = attr(r, "type");
 			ref->sum = text_of(r);
 		}
@@ -332,14 +334,15 @@ static int read_primary(const char *label, const char *data, size_t len, const c
 			cur.name = text_of(r);
 		else if (!strcmp(name, "arch") && !cur.arch)
 			cur.arch = text_of(r);
-		else if (!strcmp(name, "version")) {
+		else if (!strcmp(name, "version") && !cur.ver && !cur.rel && !cur.epoch) {
 			cur.epoch = attr(r, "epoch");
 			cur.ver = attr(r, "ver");
 			cur.rel = attr(r, "rel");
-		} else if (!strcmp(name, "checksum")) {
+		} else if (!strcmp(name, "checksum") && !cur.sum) {
+			free(cur.sum_type);
 			cur.sum_type = attr(r, "type");
 			cur.sum = text_of(r);
-		} else if (!strcmp(name, "location")) {
+		} else if (!strcmp(name, "location") && !cur.href && !cur.xml_base) {
 			cur.href = attr(r, "href");
 			cur.xml_base = attr(r, "xml:base");
 			if (!cur.xml_base)
