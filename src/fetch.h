@@ -3,7 +3,10 @@
  * Owns transfers: all artifacts of a build at once, retries with backoff
  * for 5xx, timeouts, resets and truncated bodies, a 404 as "unavailable",
  * the digest check while streaming, and handing verified files to the
- * cache. Reports progress and retries through callbacks; never prints.
+ * cache; and the bounds of every read (schemes of URLs from remote
+ * content, a speed floor, a time cap for metadata, a size cap when the
+ * index gives none). Reports progress and retries through callbacks;
+ * never prints.
  */
 #ifndef AB_FETCH_H
 #define AB_FETCH_H
