@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/utsname.h>
 #include "bisect.h"
@@ -115,6 +116,11 @@ static void ctx_settings(ctx *c)
 	ab_fetch_options_default(&c->fopt);
 	c->fopt.cacert = cli->cacert;
 	c->fopt.cancel = &interrupted;
+	/* A remote index's URLs (artifacts, mirrors, repodata) stay on http
+	 * and https; a body of unknown size stops at the cache cap. */
+	c->fopt.http_only = cli->index && (!strncasecmp(cli->index, "http://", 7) ||
+					    !strncasecmp(cli->index, "https://", 8));
+	c->fopt.unknown_size_cap = cli->cache_size > 0 ? (int64_t)cli->cache_size : 0;
 	if (cli->net_timeout > 0) {
 		c->fopt.stall_seconds = (long)(cli->net_timeout + 0.999);
 		c->fopt.connect_timeout = c->fopt.stall_seconds;

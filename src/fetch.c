@@ -4,7 +4,12 @@
  * call. A transfer streams into a temporary file in the cache while its
  * bytes go through SHA-256; only a matching digest lets the file become a
  * cache entry. Transient failures (5xx, 408, 429, timeouts, resets,
- * truncated bodies) are retried with exponential backoff and jitter.
+ * truncated bodies) are retried with exponential backoff and jitter; a
+ * cut body that brought bytes not seen before resumes at once, without
+ * using up a retry. What no index bounds is bounded here: a body of
+ * unknown size by the cache cap and the free space, a drip by a speed
+ * floor, a metadata read by a time cap, and URLs from remote content by
+ * the schemes they may use.
  */
 #include "config.h"
 #include <errno.h>
@@ -17,6 +22,7 @@
 #include <strings.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <curl/curl.h>
 #include "digest.h"
 #include "fetch.h"
@@ -27,6 +33,12 @@ enum xfer_state { XFER_WAITING, XFER_RUNNING, XFER_DONE };
 
 #define WBUF_SIZE ((size_t)1 << 20)
 #define MAX_QUEUED 8		/* full buffers waiting for the sink thread */
+/* Cut bodies that may resume for free: each must bring new bytes, and
+ * a body halved at every cut is whole (to a byte) within 32 for 4 GiB;
+ * beyond that a server cutting every body pays with retries. */
+#define MAX_FREE_RESUMES 32
+/* Free space a download of unknown size leaves on the cache's disk. */
+#define FREE_MARGIN ((int64_t)16 << 20)
 
 struct xfer;
 
@@ -82,6 +94,12 @@ typedef struct xfer {
 	int part;		/* tmp_path is DIR/tmp/<hex>.part: kept when cancelled */
 	int restarted;		/* the server refused a range once */
 	size_t mirror;		/* mirrors of the item tried so far */
+	int64_t high;		/* most bytes held at once from this URL */
+	int free_resumes;	/* cut bodies resumed without a retry */
+	char cut[160];		/* how the last body was cut short, or "" */
+	int64_t limit;		/* size unknown: the body stops past this */
+	int limit_is_free;	/* ... which is the free space, not the cap */
+	int over_cap;		/* it went past */
 	const ab_fetch_callbacks *cb;
 	int64_t *total;		/* ab_fetch_options.received */
 } xfer;
@@ -282,7 +300,8 @@ void ab_fetch_options_default(ab_fetch_options *o)
 	memset(o, 0, sizeof *o);
 	o->connect_timeout = 30;
 	o->stall_seconds = 60;
-	o->max_tries = 3;
+	o->min_speed = 1024;
+	o->max_retries = 3;
 	o->backoff = 1.0;
 	o->cacert = NULL;
 }
@@ -330,6 +349,11 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud)
 		x->too_big = 1;
 		return 0;
 	}
+	/* No size to hold it to: the cache cap and the free space do. */
+	if (x->item->size < 0 && x->received + (int64_t)n > x->limit) {
+		x->over_cap = 1;
+		return 0;
+	}
 	/* The sink thread could not write: stop this transfer. */
 	if (__atomic_load_n(&x->write_errno, __ATOMIC_ACQUIRE))
 		return 0;
@@ -366,6 +390,29 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow,
 	return 0;
 }
 
+static int is_http_url(const char *url)
+{
+	return !strncasecmp(url, "http://", 7) || !strncasecmp(url, "https://", 8);
+}
+
+/* Whether x may use http and https only: every URL under opt->http_only,
+ * and a mirror of an http(s) URL (a local index gives mirrors to file://
+ * URLs only, a remote one to http(s) URLs, which it may not send to a
+ * local file). */
+static int http_only(const xfer *x, const ab_fetch_options *opt)
+{
+	return opt->http_only || (x->item && x->url != x->item->url && is_http_url(x->item->url));
+}
+
+/* The per-try time cap of a memory read: metadata cannot come in forever
+ * at a speed just above the floor. */
+static long max_seconds(const ab_fetch_options *opt)
+{
+	if (opt->max_seconds > 0)
+		return opt->max_seconds;
+	return opt->stall_seconds > 0 ? 10 * opt->stall_seconds : 600;
+}
+
 static CURL *make_easy(xfer *x, const ab_fetch_options *opt, CURLSH *share)
 {
 	CURL *h = curl_easy_init();
@@ -375,7 +422,7 @@ static CURL *make_easy(xfer *x, const ab_fetch_options *opt, CURLSH *share)
 	if (share)
 		curl_easy_setopt(h, CURLOPT_SHARE, share);
 	curl_easy_setopt(h, CURLOPT_URL, x->url);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,file");
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, http_only(x, opt) ? "http,https" : "http,https,file");
 	/* Never from https down to http: the redirect would drop the TLS
 	 * the index was fetched with (the digest still guards artifacts, but
 	 * an index has no digest). */
@@ -386,8 +433,12 @@ static CURL *make_easy(xfer *x, const ab_fetch_options *opt, CURLSH *share)
 	curl_easy_setopt(h, CURLOPT_FAILONERROR, 1L);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, opt->connect_timeout);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	/* Slower than the floor over the whole window gives up as a silent
+	 * server does: a drip of a few bytes a second is no download. */
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, opt->min_speed > 0 ? opt->min_speed : 1L);
 	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, opt->stall_seconds);
+	if (x->mem)
+		curl_easy_setopt(h, CURLOPT_TIMEOUT, max_seconds(opt));
 	curl_easy_setopt(h, CURLOPT_USERAGENT, PACKAGE_NAME "/" PACKAGE_VERSION);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
@@ -399,7 +450,7 @@ static CURL *make_easy(xfer *x, const ab_fetch_options *opt, CURLSH *share)
 	curl_easy_setopt(h, CURLOPT_PRIVATE, x);
 	if (opt->cacert)
 		curl_easy_setopt(h, CURLOPT_CAINFO, opt->cacert);
-	x->resume_from = x->mem ? 0 : x->received;
+	x->resume_from = x->received;
 	if (x->resume_from > 0)
 		curl_easy_setopt(h, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)x->resume_from);
 	x->errbuf[0] = '\0';
@@ -427,20 +478,66 @@ static int hash_existing(xfer *x, long long have)
 	return lseek(x->fd, 0, SEEK_END) < 0 ? -1 : 0;
 }
 
+/* The cache cap for a body of unknown size. */
+static int64_t unknown_cap(ab_cache *cache, const ab_fetch_options *opt)
+{
+	return opt->unknown_size_cap > 0 ? opt->unknown_size_cap : ab_cache_default_cap(cache);
+}
+
+/* Where a body of unknown size stops, once x->received is settled: the
+ * cache cap, or the free space the file can still take when that is less. */
+static void set_limit(xfer *x, ab_cache *cache, const ab_fetch_options *opt)
+{
+	struct statvfs sv;
+
+	x->limit = unknown_cap(cache, opt);
+	x->limit_is_free = 0;
+	x->over_cap = 0;
+	if (statvfs(ab_cache_dir(cache), &sv) == 0) {
+		int64_t room = (int64_t)sv.f_bavail * (int64_t)sv.f_frsize;
+
+		room = (room > FREE_MARGIN ? room - FREE_MARGIN : 0) + x->received;
+		if (room < x->limit) {
+			x->limit = room;
+			x->limit_is_free = 1;
+		}
+	}
+}
+
+static int sink_reset_file(xfer *x, ab_cache *cache, const ab_fetch_options *opt,
+			   ab_error *err);
+
 /* Readies the sink for the next request: after what is already there
  * when x->keep says so (a resumed download), empty otherwise. */
-static int sink_reset(xfer *x, ab_cache *cache, ab_error *err)
+static int sink_reset(xfer *x, ab_cache *cache, const ab_fetch_options *opt, ab_error *err)
 {
-	struct stat st;
+	int rc;
 
 	sink_wait(x->sink);
 	x->too_big = 0;
 	x->write_errno = 0;
 	if (x->mem) {
+		if (x->keep && x->mem->len > 0) {
+			x->keep = 0;
+			x->received = (int64_t)x->mem->len;
+			return 0;
+		}
+		x->keep = 0;
 		x->received = 0;
 		x->mem->len = 0;
 		return 0;
 	}
+	rc = sink_reset_file(x, cache, opt, err);
+	if (rc == 0 && x->item->size < 0)
+		set_limit(x, cache, opt);
+	return rc;
+}
+
+static int sink_reset_file(xfer *x, ab_cache *cache, const ab_fetch_options *opt,
+			   ab_error *err)
+{
+	struct stat st;
+
 	if (x->fd < 0) {
 		long long have = 0;
 
@@ -451,7 +548,9 @@ static int sink_reset(xfer *x, ab_cache *cache, ab_error *err)
 			x->part = 1;
 			x->hash = ab_sha256_new();
 			x->received = 0;
-			if (have > 0 && (x->item->size < 0 || have < x->item->size) &&
+			/* (What an earlier run left past the cap is no start.) */
+			if (have > 0 && (x->item->size < 0 ? have < unknown_cap(cache, opt)
+							  : have < x->item->size) &&
 			    hash_existing(x, have) == 0) {
 				x->received = have;
 				return 0;
@@ -540,6 +639,9 @@ static void give_up(xfer *x, char *reason)
 		x->restarted = 0;
 		x->keep = 0;
 		x->received = 0;
+		x->high = 0;
+		x->free_resumes = 0;
+		x->cut[0] = '\0';
 		if (x->hash) {
 			char junk[65];
 			ab_sha256_final(x->hash, junk);
@@ -572,16 +674,17 @@ static double backoff_delay(const ab_fetch_options *opt, int tries)
 	return d * (0.75 + 0.5 * ((double)rand() / RAND_MAX));
 }
 
+/* Retries, as curl --retry N does: N retries after the first try. */
 static void retry_or_give_up(xfer *x, const ab_fetch_options *opt, const char *why)
 {
 	x->keep = 0;
 	x->tries++;
-	if (x->tries >= opt->max_tries) {
+	if (x->tries > opt->max_retries) {
 		give_up(x, ab_xasprintf(_("gave up after %d tries: %s"), x->tries, why));
 		return;
 	}
 	notice(x->cb, _("%s: %s; retrying (try %d of %d)"), x->url, why,
-	       x->tries + 1, opt->max_tries);
+	       x->tries + 1, opt->max_retries + 1);
 	x->state = XFER_WAITING;
 	x->not_before = ab_now() + backoff_delay(opt, x->tries);
 }
@@ -634,6 +737,116 @@ static int is_fatal_errno(int e)
 	return e == ENOSPC || e == EDQUOT || e == EROFS || e == EIO || e == EACCES;
 }
 
+/* Says in x->cut how the body just received was cut short. */
+static void note_cut(xfer *x, CURLcode res)
+{
+	curl_off_t cl = -1;
+	long long got = (long long)(x->received - x->resume_from);
+
+	if (res != CURLE_PARTIAL_FILE)
+		snprintf(x->cut, sizeof x->cut, _("%s after %lld bytes of the body"),
+			 x->errbuf[0] ? x->errbuf : curl_easy_strerror(res), got);
+	else if (curl_easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) != CURLE_OK ||
+		 cl < 0)
+		snprintf(x->cut, sizeof x->cut, _("the server closed the connection after %lld bytes of the body"),
+			 got);
+	else if (x->resume_from > 0)
+		snprintf(x->cut, sizeof x->cut,
+			 _("the server sent %lld of the %lld bytes it announced (from byte %lld), then closed"),
+			 got, (long long)cl, (long long)x->resume_from);
+	else
+		snprintf(x->cut, sizeof x->cut, _("the server sent %lld of the %lld bytes it announced, then closed"),
+			 got, (long long)cl);
+}
+
+/* A body cut short: what came is good so far (the digest runs over it),
+ * so the next request asks for the rest only; at once and without using
+ * up a retry when it brought bytes not held before. */
+static void on_cut(xfer *x, CURLcode res, const ab_fetch_options *opt)
+{
+	note_cut(x, res);
+	if (x->received > x->high && x->free_resumes < MAX_FREE_RESUMES) {
+		x->free_resumes++;
+		x->high = x->received;
+		notice(x->cb, _("%s: %s; resuming at byte %lld"), x->url, x->cut, (long long)x->received);
+		x->keep = 1;
+		x->state = XFER_WAITING;
+		x->not_before = ab_now();
+		return;
+	}
+	retry_or_give_up(x, opt, x->cut);
+	if (x->state == XFER_WAITING)
+		x->keep = 1;
+}
+
+/* The server would not resume (error 33, or a 416): say what came first,
+ * then start over, once for free. */
+static void on_range_refused(xfer *x, CURLcode res, const ab_fetch_options *opt)
+{
+	char why[sizeof x->cut + 128];
+	const char *what = res == CURLE_RANGE_ERROR ? _("the server does not support byte ranges")
+						    : _("the server answered 416 (range not satisfiable)");
+
+	if (x->cut[0])
+		snprintf(why, sizeof why, _("%s; resuming: %s"), x->cut, what);
+	else
+		snprintf(why, sizeof why, _("resuming: %s"), what);
+	if (!x->restarted) {
+		x->restarted = 1;
+		x->keep = 0;
+		x->received = 0;
+		x->state = XFER_WAITING;
+		x->not_before = ab_now();
+		if (x->hash) {
+			char junk[65];
+			ab_sha256_final(x->hash, junk);
+			x->hash = NULL;
+		}
+		return;
+	}
+	retry_or_give_up(x, opt, why);
+}
+
+/* A body that came without a size went past its limit, or filled the
+ * disk: this file is unavailable (and removed), the run goes on. */
+static void on_over_cap(xfer *x, const ab_fetch_options *opt, int enospc)
+{
+	char sz[32];
+
+	if (enospc)
+		give_up(x, ab_xasprintf(_("the index gives no size, and the disk of the cache filled up after %s; removed"),
+					ab_format_size((long long)x->received, sz)));
+	else if (x->limit_is_free)
+		give_up(x, ab_xasprintf(_("the index gives no size, and the body went past %s, the free space of the cache; stopped and removed"),
+					ab_format_size((long long)x->limit, sz)));
+	else if (opt->unknown_size_cap > 0)
+		give_up(x, ab_xasprintf(_("the index gives no size, and the body went past %s, the cache cap (--cache-size); stopped and removed"),
+					ab_format_size((long long)x->limit, sz)));
+	else
+		give_up(x, ab_xasprintf(_("the index gives no size, and the body went past %s, the cache's default cap (--cache-size); stopped and removed"),
+					ab_format_size((long long)x->limit, sz)));
+}
+
+/* A memory read that ran into its time cap: not retried, a slow source
+ * stays slow. 1 when that is what happened. */
+static int over_time(xfer *x, const ab_fetch_options *opt)
+{
+	curl_off_t us = 0;
+	char sz[32];
+
+	/* (curl stops a hair before the cap: a quarter second of slack.) */
+	if (!x->mem || curl_easy_getinfo(x->easy, CURLINFO_TOTAL_TIME_T, &us) != CURLE_OK ||
+	    us < (curl_off_t)max_seconds(opt) * 1000000 - 250000)
+		return 0;
+	if (opt->max_seconds > 0)
+		give_up(x, ab_xasprintf(_("not whole after %ld s (%s had come), the most a metadata read may take"),
+					max_seconds(opt), ab_format_size((long long)x->received, sz)));
+	else
+		give_up(x, ab_xasprintf(_("not whole after %ld s (%s had come), the most a metadata read may take (10 times --net-timeout)"),
+					max_seconds(opt), ab_format_size((long long)x->received, sz)));
+	return 1;
+}
+
 /* Decides what a finished transfer means. -1 only for local failures. */
 static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_options *opt,
 		   ab_error *err)
@@ -645,6 +858,10 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 	if (!x->mem)
 		wflush(x);	/* the file now holds every byte counted */
 	if (x->write_errno) {
+		if ((x->write_errno == ENOSPC || x->write_errno == EDQUOT) && x->item->size < 0) {
+			on_over_cap(x, opt, 1);
+			return 0;
+		}
 		if (is_fatal_errno(x->write_errno)) {
 			ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"),
 				     x->tmp_path, strerror(x->write_errno));
@@ -653,6 +870,10 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 		}
 		snprintf(why, sizeof why, "%s", strerror(x->write_errno));
 		retry_or_give_up(x, opt, why);
+		return 0;
+	}
+	if (x->over_cap) {
+		on_over_cap(x, opt, 0);
 		return 0;
 	}
 	if (x->too_big) {
@@ -672,21 +893,7 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 	}
 	snprintf(why, sizeof why, "%s", x->errbuf[0] ? x->errbuf : curl_easy_strerror(res));
 	if (res == CURLE_RANGE_ERROR || (res == CURLE_HTTP_RETURNED_ERROR && code == 416)) {
-		/* The server will not resume: start over, once for free. */
-		if (!x->restarted) {
-			x->restarted = 1;
-			x->keep = 0;
-			x->received = 0;
-			x->state = XFER_WAITING;
-			x->not_before = ab_now();
-			if (x->hash) {
-				char junk[65];
-				ab_sha256_final(x->hash, junk);
-				x->hash = NULL;
-			}
-			return 0;
-		}
-		retry_or_give_up(x, opt, why);
+		on_range_refused(x, res, opt);
 		return 0;
 	}
 	if (res == CURLE_HTTP_RETURNED_ERROR) {
@@ -699,10 +906,18 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 		return 0;
 	}
 	switch (res) {
-	case CURLE_PARTIAL_FILE:
 	case CURLE_OPERATION_TIMEDOUT:
-	case CURLE_COULDNT_CONNECT:
+		if (over_time(x, opt))
+			return 0;
+		/* fall through */
+	case CURLE_PARTIAL_FILE:
 	case CURLE_RECV_ERROR:
+		if (res == CURLE_PARTIAL_FILE || (res == CURLE_RECV_ERROR && x->received > x->resume_from)) {
+			on_cut(x, res, opt);
+			return 0;
+		}
+		/* fall through */
+	case CURLE_COULDNT_CONNECT:
 	case CURLE_SEND_ERROR:
 	case CURLE_GOT_NOTHING:
 	case CURLE_HTTP2:
@@ -712,7 +927,7 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 		retry_or_give_up(x, opt, why);
 		/* What arrived is good so far (the digest runs over it): the
 		 * next try asks only for the rest. */
-		if (x->state == XFER_WAITING && !x->mem)
+		if (x->state == XFER_WAITING)
 			x->keep = 1;
 		return 0;
 	default:
@@ -767,7 +982,15 @@ static int run_all(xfer *xs, size_t n, ab_cache *cache, const ab_fetch_options *
 					wake = x->not_before;
 				continue;
 			}
-			if (sink_reset(x, cache, err) < 0) {
+			/* Before any transfer: curl would refuse it too (its
+			 * protocols are set so), in less plain words. */
+			if (http_only(x, opt) && !is_http_url(x->url)) {
+				give_up(x, ab_xstrdup(_("refused: a URL from a remote index or repository must be http or https")));
+				if (x->state == XFER_DONE)
+					left--;
+				continue;
+			}
+			if (sink_reset(x, cache, opt, err) < 0) {
 				rc = -1;
 				break;
 			}

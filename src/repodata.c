@@ -3,6 +3,7 @@
 #include <archive.h>
 #include <limits.h>
 #include <archive_entry.h>
+#include <curl/curl.h>
 #include <jansson.h>
 #include <libxml/xmlreader.h>
 #include <rpm/rpmpgp.h>
@@ -221,9 +222,11 @@ static int read_repomd(const char *data, size_t len, struct primary_ref *ref, ab
 		}
 		if (!in_primary || type != XML_READER_TYPE_ELEMENT)
 			continue;
-		if (!strcmp(name, "location"))
+		/* The first of each counts (a repeated one leaked before). */
+		if (!strcmp(name, "location") && !ref->href)
 			ref->href = attr(r, "href");
-		else if (!strcmp(name, "checksum")) {
+		else if (!strcmp(name, "checksum") && !ref->sum) {
+			free(ref->sum_type);
 			ref->sum_type = attr(r, "type");
 			ref->sum = text_of(r);
 		}
@@ -331,14 +334,15 @@ static int read_primary(const char *label, const char *data, size_t len, const c
 			cur.name = text_of(r);
 		else if (!strcmp(name, "arch") && !cur.arch)
 			cur.arch = text_of(r);
-		else if (!strcmp(name, "version")) {
+		else if (!strcmp(name, "version") && !cur.ver && !cur.rel && !cur.epoch) {
 			cur.epoch = attr(r, "epoch");
 			cur.ver = attr(r, "ver");
 			cur.rel = attr(r, "rel");
-		} else if (!strcmp(name, "checksum")) {
+		} else if (!strcmp(name, "checksum") && !cur.sum) {
+			free(cur.sum_type);
 			cur.sum_type = attr(r, "type");
 			cur.sum = text_of(r);
-		} else if (!strcmp(name, "location")) {
+		} else if (!strcmp(name, "location") && !cur.href && !cur.xml_base) {
 			cur.href = attr(r, "href");
 			cur.xml_base = attr(r, "xml:base");
 			if (!cur.xml_base)
@@ -405,72 +409,89 @@ static char *base_url_of(const char *url, ab_error *err)
 	return b;
 }
 
-static char *join_url(const char *base, const char *href)
+static int is_http_url(const char *url)
 {
-	if (strstr(href, "://"))
-		return ab_xstrdup(href);
-	if (base[strlen(base) - 1] == '/')
-		return ab_xasprintf("%s%s", base, href);
-	return ab_xasprintf("%s/%s", base, href);
+	return !strncasecmp(url, "http://", 7) || !strncasecmp(url, "https://", 8);
 }
 
-ab_index *ab_repodata_load(const char *url, const char *package,
-			   const ab_fetch_options *fopt, ab_error *err)
+/* href resolved against base by libcurl's URL parser (an absolute href,
+ * "//host/x" and "/x" included), into *out. A remote repository's
+ * metadata may name http and https URLs only: never a local file. -1
+ * with why otherwise. */
+static int resolve_url(const char *base, const char *href, int remote, char **out,
+		       char *why, size_t whylen)
 {
-	char *base = NULL, *repomd_url = NULL, *data = NULL, *primary_url = NULL, *got = NULL;
-	char *label = NULL, *dump = NULL, *name = NULL;
-	size_t len = 0, i, kept = 0;
-	struct primary_ref ref = { NULL, NULL, NULL };
-	ab_buf open = {0};
+	CURLU *h = curl_url();
+	char *scheme = NULL, *u = NULL;
+	CURLUcode rc;
+	int ret = -1;
+
+	if (!h)
+		abort();
+	rc = curl_url_set(h, CURLUPART_URL, base, 0);
+	if (!rc)
+		rc = curl_url_set(h, CURLUPART_URL, href, CURLU_ALLOW_SPACE | CURLU_URLENCODE);
+	if (!rc)
+		rc = curl_url_get(h, CURLUPART_SCHEME, &scheme, 0);
+	if (!rc)
+		rc = curl_url_get(h, CURLUPART_URL, &u, 0);
+	if (rc)
+		snprintf(why, whylen, _("'%.200s': cannot resolve it against %s: %s"), href, base,
+			 curl_url_strerror(rc));
+	else if (remote && strcasecmp(scheme, "http") && strcasecmp(scheme, "https"))
+		snprintf(why, whylen, _("'%.200s': not an http or https URL, in a repository served over http or https"),
+			 href);
+	else if (strcasecmp(scheme, "http") && strcasecmp(scheme, "https") && strcasecmp(scheme, "file"))
+		snprintf(why, whylen, _("'%.200s': unsupported URL scheme '%.20s' (use http, https or file)"),
+			 href, scheme);
+	else {
+		*out = ab_xstrdup(u);
+		ret = 0;
+	}
+	curl_free(scheme);
+	curl_free(u);
+	curl_url_cleanup(h);
+	return ret;
+}
+
+/* A package's URL: its href under its xml:base (a directory, with or
+ * without its '/', itself resolved against base), or under base. */
+static int package_url(const char *base, const pkg *p, int remote, char **out, char *why,
+		       size_t whylen)
+{
+	char *dir = NULL, *slashed;
+	int rc;
+
+	if (!p->xml_base)
+		return resolve_url(base, p->href, remote, out, why, whylen);
+	slashed = *p->xml_base && p->xml_base[strlen(p->xml_base) - 1] == '/'
+		? ab_xstrdup(p->xml_base) : ab_xasprintf("%s/", p->xml_base);
+	rc = resolve_url(base, slashed, remote, &dir, why, whylen);
+	free(slashed);
+	if (rc == 0)
+		rc = resolve_url(dir, p->href, remote, out, why, whylen);
+	free(dir);
+	return rc;
+}
+
+/* The index of the builds of package in the decompressed primary
+ * metadata, whose artifact URLs resolve against base; NULL with err
+ * (exit 2). label names the primary in messages. */
+static ab_index *index_of_primary(const char *base, const char *source_url, const char *label,
+				  const char *open, size_t open_len, const char *package,
+				  ab_error *err)
+{
+	size_t i, kept = 0;
 	pkgs ps;
 	struct utsname un;
 	const char *machine = uname(&un) == 0 ? un.machine : "";
-	int have_native = 0;
+	int have_native = 0, remote = is_http_url(base);
 	ab_index *idx = NULL;
 	json_t *root = NULL, *builds;
+	char *dump = NULL, *name = NULL;
 
 	memset(&ps, 0, sizeof ps);
-	base = base_url_of(url, err);
-	if (!base)
-		goto out;
-	repomd_url = ab_xasprintf("%srepodata/repomd.xml", base);
-	if (ab_fetch_to_memory(repomd_url, fopt, REPOMD_MAX, &data, &len, err) < 0) {
-		if (err->code != AB_EXIT_ABORTED) {
-			char why[sizeof err->msg];
-
-			snprintf(why, sizeof why, "%s", err->msg);
-			ab_error_set(err, AB_EXIT_USAGE, _("no yum repository at %s (%s)"), base, why);
-		}
-		goto out;
-	}
-	if (read_repomd(data, len, &ref, err) < 0)
-		goto out;
-	free(data);
-	data = NULL;
-
-	primary_url = join_url(base, ref.href);
-	label = ab_index_label(primary_url);
-	if (ab_fetch_to_memory(primary_url, fopt, PRIMARY_MAX, &data, &len, err) < 0) {
-		if (err->code != AB_EXIT_ABORTED)
-			err->code = AB_EXIT_USAGE;
-		goto out;
-	}
-	got = digest_hex(ref.sum_type, data, len);
-	if (!got) {
-		ab_error_set(err, AB_EXIT_USAGE, _("repomd.xml: unknown checksum type '%s' for the primary metadata"),
-			     ref.sum_type);
-		goto out;
-	}
-	if (strcasecmp(got, ref.sum)) {
-		ab_error_set(err, AB_EXIT_USAGE, _("%s: %s checksum mismatch: repomd.xml says %s, the file has %s"),
-			     label, ref.sum_type, ref.sum, got);
-		goto out;
-	}
-	if (decompress(label, data, len, &open, err) < 0)
-		goto out;
-	free(data);
-	data = NULL;
-	if (read_primary(label, open.data, open.len, package, &ps, err) < 0)
+	if (read_primary(label, open, open_len, package, &ps, err) < 0)
 		goto out;
 
 	if (ps.n == 0) {
@@ -549,11 +570,21 @@ ab_index *ab_repodata_load(const char *url, const char *package,
 		json_t *b = json_object(), *arts = json_array(), *a = json_object();
 		char *vr = ab_xasprintf("%s-%s", p->ver, p->rel);
 		char *commit = ab_pkg_commit_from_version(p->rel);
-		char *aurl = join_url(p->xml_base ? p->xml_base : base, p->href);
+		char *aurl = NULL, why[512];
 		int epoch_clash = (i > 0 && !strcmp(p->ver, ps.v[i - 1].ver) && !strcmp(p->rel, ps.v[i - 1].rel)) ||
 			(i + 1 < ps.n && !strcmp(p->ver, ps.v[i + 1].ver) && !strcmp(p->rel, ps.v[i + 1].rel));
 		char *id = epoch_clash ? ab_xasprintf("%s:%s", p->epoch ? p->epoch : "0", vr) : ab_xstrdup(vr);
 
+		if (package_url(base, p, remote, &aurl, why, sizeof why) < 0) {
+			ab_error_set(err, AB_EXIT_USAGE, _("%s: package %s-%s: location %s"), label, package, vr, why);
+			json_decref(b);
+			json_decref(arts);
+			json_decref(a);
+			free(vr);
+			free(commit);
+			free(id);
+			goto out;
+		}
 		json_object_set_new(b, "id", json_string(id));
 		if (commit)
 			json_object_set_new(b, "commit", json_string(commit));
@@ -583,7 +614,7 @@ ab_index *ab_repodata_load(const char *url, const char *package,
 		free(id);
 	}
 	dump = json_dumps(root, JSON_COMPACT);
-	idx = ab_index_parse(dump, strlen(dump), repomd_url, err);
+	idx = ab_index_parse(dump, strlen(dump), source_url, err);
 out:
 	json_decref(root);
 	for (i = 0; i < ps.n; i++)
@@ -591,9 +622,113 @@ out:
 	free(ps.v);
 	for (i = 0; i < ps.nothers; i++)
 		free(ps.others[i]);
-	free(ref.href);
-	free(ref.sum_type);
-	free(ref.sum);
+	free(dump);
+	free(name);
+	return idx;
+}
+
+/* What repomd.xml is and says: the primary's reference and URL. */
+static int read_repomd_at(const char *base, const char *data, size_t len,
+			  struct primary_ref *ref, char **primary_url, ab_error *err)
+{
+	char why[512];
+
+	if (read_repomd(data, len, ref, err) < 0)
+		return -1;
+	if (resolve_url(base, ref->href, is_http_url(base), primary_url, why, sizeof why) < 0) {
+		ab_error_set(err, AB_EXIT_USAGE, _("repomd.xml: the primary metadata's location %s"), why);
+		return -1;
+	}
+	return 0;
+}
+
+static void ref_free(struct primary_ref *ref)
+{
+	free(ref->href);
+	free(ref->sum_type);
+	free(ref->sum);
+}
+
+ab_index *ab_repodata_parse(const char *repomd, size_t repomd_len, const char *primary,
+			    size_t primary_len, const char *url, const char *package,
+			    ab_error *err)
+{
+	char *base = base_url_of(url, err), *repomd_url = NULL, *primary_url = NULL, *label = NULL;
+	struct primary_ref ref = { NULL, NULL, NULL };
+	ab_index *idx = NULL;
+
+	if (!base)
+		return NULL;
+	repomd_url = ab_xasprintf("%srepodata/repomd.xml", base);
+	if (read_repomd_at(base, repomd, repomd_len, &ref, &primary_url, err) == 0) {
+		label = ab_index_label(primary_url);
+		idx = index_of_primary(base, repomd_url, label, primary, primary_len, package, err);
+	}
+	ref_free(&ref);
+	free(base);
+	free(repomd_url);
+	free(primary_url);
+	free(label);
+	xmlSetStructuredErrorFunc(NULL, NULL);
+	return idx;
+}
+
+ab_index *ab_repodata_load(const char *url, const char *package,
+			   const ab_fetch_options *fopt, ab_error *err)
+{
+	char *base = NULL, *repomd_url = NULL, *data = NULL, *primary_url = NULL, *got = NULL;
+	char *label = NULL;
+	size_t len = 0;
+	struct primary_ref ref = { NULL, NULL, NULL };
+	ab_buf open = {0};
+	ab_index *idx = NULL;
+	ab_fetch_options o = *fopt;
+
+	base = base_url_of(url, err);
+	if (!base)
+		goto out;
+	/* What a remote repository names stays on http and https. */
+	if (is_http_url(base))
+		o.http_only = 1;
+	repomd_url = ab_xasprintf("%srepodata/repomd.xml", base);
+	if (ab_fetch_to_memory(repomd_url, &o, REPOMD_MAX, &data, &len, err) < 0) {
+		if (err->code != AB_EXIT_ABORTED) {
+			char why[sizeof err->msg];
+
+			snprintf(why, sizeof why, "%s", err->msg);
+			ab_error_set(err, AB_EXIT_USAGE, _("no yum repository at %s (%s)"), base, why);
+		}
+		goto out;
+	}
+	if (read_repomd_at(base, data, len, &ref, &primary_url, err) < 0)
+		goto out;
+	free(data);
+	data = NULL;
+
+	label = ab_index_label(primary_url);
+	if (ab_fetch_to_memory(primary_url, &o, PRIMARY_MAX, &data, &len, err) < 0) {
+		if (err->code != AB_EXIT_ABORTED)
+			err->code = AB_EXIT_USAGE;
+		goto out;
+	}
+	got = digest_hex(ref.sum_type, data, len);
+	if (!got) {
+		ab_error_set(err, AB_EXIT_USAGE, _("repomd.xml: unknown checksum type '%s' for the primary metadata"),
+			     ref.sum_type);
+		goto out;
+	}
+	if (strcasecmp(got, ref.sum)) {
+		ab_error_set(err, AB_EXIT_USAGE, _("%s: %s checksum mismatch: repomd.xml says %s, the file has %s"),
+			     label, ref.sum_type, ref.sum, got);
+		goto out;
+	}
+	if (decompress(label, data, len, &open, err) < 0)
+		goto out;
+	free(data);
+	data = NULL;
+	idx = index_of_primary(base, repomd_url, label, open.data, open.len, package, err);
+out:
+	ref_free(&ref);
 	ab_buf_free(&open);
 	free(base);
 	free(repomd_url);
@@ -601,8 +736,6 @@ out:
 	free(label);
 	free(data);
 	free(got);
-	free(dump);
-	free(name);
 	xmlSetStructuredErrorFunc(NULL, NULL);
 	return idx;
 }

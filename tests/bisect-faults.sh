@@ -50,10 +50,10 @@ set_faults '{"builds/b0015.tar.gz": ["always:404"], "builds/b0020.tar.gz": ["alw
 run "${A[@]}" --cache-dir "$T/cache" --work-dir "$T/work"
 is "$RC" 1 "culprit unavailable: inconclusive"
 is "$(count_requests '^GET /builds/b0015')" 1 "a 404 is not retried"
-is "$(count_requests '^GET /builds/b0020')" 3 "a 503 is tried three times"
+is "$(count_requests '^GET /builds/b0020')" 4 "a 503 is retried three times: four tries"
 has_step "$OUT" id=b0015 index=15 verdict=skip by=unavailable "reason=b0015.tar.gz: HTTP status 404"
 tap_ok $? "404 step"
-has_step "$OUT" id=b0020 by=unavailable "reason=gave up after 3 tries: HTTP status 503"
+has_step "$OUT" id=b0020 by=unavailable "reason=gave up after 4 tries: HTTP status 503"
 tap_ok $? "503 step"
 is "$(echo "$OUT" | json_get - candidates)" '["b0020", "b0021"]' "candidates around the unavailable culprit"
 

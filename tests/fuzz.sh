@@ -1,6 +1,6 @@
 #!/bin/bash
-# libFuzzer targets for the index loader and the session loaders
-# (tests/fuzz/), built here with clang under AddressSanitizer and
+# libFuzzer targets for the index loader, the session loaders and the
+# yum repository metadata parsers (tests/fuzz/), built here with clang under AddressSanitizer and
 # UndefinedBehaviorSanitizer and run briefly from seed inputs. Set
 # FUZZ_SECONDS for a longer run (default 20 s per target).
 set -u
@@ -28,6 +28,8 @@ build fuzz-index
 tap_ok $? "fuzz-index builds with clang, ASan and UBSan"
 build fuzz-session
 tap_ok $? "fuzz-session builds with clang, ASan and UBSan"
+build fuzz-repodata
+tap_ok $? "fuzz-repodata builds with clang, ASan and UBSan"
 
 # Seeds: a real index, broken ones, a real session and its log.
 mkdir -p "$T/seed-index" "$T/seed-session"
@@ -44,10 +46,12 @@ cp "$T/w/session.json" "$T/seed-session/session.json"
 printf "artbisect start --index \$'a\\\\nb' --probe 'it'\\\\''s'\nbad x  # probe, 1.5 s\n" > "$T/seed-session/quoted.log"
 
 secs=${FUZZ_SECONDS:-20}
-for target in fuzz-index fuzz-session; do
+for target in fuzz-index fuzz-session fuzz-repodata; do
 	corpus="$T/corpus-$target"
 	mkdir -p "$corpus"
 	seeds="$T/seed-${target#fuzz-}"
+	# (The repodata seeds are kept in the tree: repomd.xml, NUL, primary.)
+	[ "$target" = fuzz-repodata ] && seeds="$TESTS_SRCDIR/fuzz/corpus-repodata"
 	(cd "$T" && ASAN_OPTIONS=detect_leaks=1 "$T/$target" -max_total_time="$secs" -rss_limit_mb=2048 \
 		-max_len=65536 -timeout=10 "$corpus" "$seeds" > "$T/$target.out" 2>&1)
 	rc=$?

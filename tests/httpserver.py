@@ -39,6 +39,14 @@ Fault kinds:
   html      200 text/html error page instead of the file
   norange   the Range header is ignored: 200 and the whole file
   redirect=URL  302 to URL (e.g. from an https server to an http one)
+  endless   200 with no Content-Length, then zero bytes without end (until
+            the client goes away); the file need not exist
+  endless=RATE  the same at RATE bytes a second
+  drip      headers with the full Content-Length, then the body at 2
+            bytes a second
+  cut=N     200 with the whole file's Content-Length whatever the Range
+            header asks, N bytes of the body, then close (a server that
+            lies about its length and cannot resume)
 
 --rate BYTES_PER_SEC: every response body is sent no faster than that.
 --total-rate BYTES_PER_SEC: all response bodies together are sent no
@@ -68,7 +76,8 @@ STALL_SECONDS = 30
 SLOW_RATE = 20 * 1024
 CORRUPT_LEN = 16
 FAULT_WORDS = {"truncate", "reset", "stall", "slow", "corrupt", "html", "norange"}
-BODY_FAULTS = {"truncate", "stall", "slow", "corrupt"}
+BODY_FAULTS = {"truncate", "stall", "slow", "corrupt", "drip"}
+DRIP_RATE = 2
 
 
 def err(msg):
@@ -78,7 +87,12 @@ def err(msg):
 
 def valid_fault(kind):
     return (kind in FAULT_WORDS or re.fullmatch(r"[1-5][0-9][0-9]", kind) is not None
-            or kind.startswith("redirect="))
+            or kind.startswith("redirect=") or kind == "drip"
+            or re.fullmatch(r"endless(=[1-9][0-9]*)?|cut=[0-9]+", kind) is not None)
+
+
+def is_body_fault(kind):
+    return kind in BODY_FAULTS or kind.startswith(("endless", "cut="))
 
 
 class Faults:
@@ -140,7 +154,7 @@ class Faults:
             always = kind.startswith("always:")
             if always:
                 kind = kind[len("always:"):]
-            if method == "HEAD" and kind in BODY_FAULTS:
+            if method == "HEAD" and is_body_fault(kind):
                 return None  # left for the GET that follows
             if not always:
                 self.pos[relpath] = i + 1
@@ -275,6 +289,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self._status = 302
                 self._simple(302, "", extra=(("Location", fault[len("redirect="):]),))
                 return
+            if fault.startswith("endless"):
+                self._endless(int(fault[len("endless="):]) if "=" in fault else 0)
+                return
             if fault[0].isdigit():
                 code = int(fault)
                 self._status = code
@@ -297,7 +314,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             size = os.fstat(f.fileno()).st_size
             start, length, status = 0, size, 200
             rng = self.headers.get("Range")
-            if rng is not None and fault != "norange":
+            if rng is not None and fault != "norange" and not (fault or "").startswith("cut="):
                 parsed = parse_range(rng, size)
                 if parsed == "unsatisfiable":
                     self._status = 416
@@ -335,9 +352,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         rate = self.server.opts.rate or 0
         if fault == "slow":
             rate = min(rate, SLOW_RATE) if rate else SLOW_RATE
+        elif fault == "drip":
+            rate = DRIP_RATE
         to_send = length
         if fault == "truncate":
             to_send = length // 2
+        elif fault and fault.startswith("cut="):
+            to_send = min(length, int(fault[len("cut="):]))
         elif fault == "stall":
             to_send = min(1024, length // 4)
         transform = None
@@ -345,7 +366,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             mid = max(0, size // 2 - CORRUPT_LEN // 2)
             transform = make_corrupter(mid, min(size, mid + CORRUPT_LEN))
 
-        if fault in ("truncate", "stall"):
+        if fault in ("truncate", "stall") or (fault or "").startswith("cut="):
             # Log first: the client gets a broken response and may act on it
             # at once.
             self._log(status, to_send)
@@ -356,7 +377,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         f.seek(start)
         chunk = 65536
         if rate:
-            chunk = max(256, min(chunk, rate // 20))
+            chunk = max(1 if rate < 256 else 256, min(chunk, rate // 20))
         t0 = time.monotonic()
         while self._sent < to_send:
             n = min(chunk, to_send - self._sent)
@@ -380,8 +401,32 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if fault == "stall":
             self._sleep(STALL_SECONDS)
             self.close_connection = True
-        elif fault == "truncate" or self._sent < to_send:
+        elif fault == "truncate" or self._sent < to_send or to_send < length:
             self.close_connection = True
+
+    def _endless(self, rate):
+        """200, no length, zeros until the client goes away."""
+        self._status = 200
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Connection", "close")
+        self.close_connection = True
+        self.end_headers()
+        if self.command == "HEAD":
+            self._log(200, 0)
+            return
+        chunk = max(1, min(65536, rate // 20)) if rate else 65536
+        data = bytes(chunk)
+        t0 = time.monotonic()
+        while True:
+            self.wfile.write(data)
+            self._sent += len(data)
+            if rate:
+                ahead = self._sent / rate - (time.monotonic() - t0)
+                if ahead > 0:
+                    self._sleep(ahead)
+            elif self.server.stopping.is_set():
+                raise Stopping()
 
 
 class Link:
