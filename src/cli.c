@@ -618,7 +618,7 @@ static void option_help(ab_cmd cmd, FILE *out)
 		{ OPT_CACHE_SIZE, N_("  --cache-size SIZE       cap the cache (K, M, G suffixes; default a quarter\n"
 				     "                          of the space its file system could give it)\n") },
 		{ OPT_CACERT, N_("  --cacert FILE           trust the CA certificates in FILE for https\n") },
-		{ OPT_NET_TIMEOUT, N_("  --net-timeout S         give up on a connection that is silent for S seconds\n") },
+		{ OPT_NET_TIMEOUT, N_("  --net-timeout S         retry a transfer slower than 1 KiB/s for S seconds\n") },
 		{ OPT_KEEP_ROOTS, N_("  --keep-roots            keep each build's scratch root after its verdict\n") },
 		{ OPT_MAX_UNPACKED, N_("  --max-unpacked SIZE     refuse an artifact that unpacks to more than SIZE\n"
 				       "                          (default 16G; a guard against archive bombs)\n") },
