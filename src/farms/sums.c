@@ -250,7 +250,7 @@ static bool starts(const char *s, size_t n, const char *prefix)
 
 /* Ubuntu mainline CHECKSUMS: "# Checksums-Sha1:" and "# Checksums-Sha256:"
  * sections; only the second counts. */
-static bool has_sha256_section(const char *data, size_t len)
+static bool has_sections(const char *data, size_t len)
 {
 	const char *p = data, *end = data + len, *nl;
 
@@ -258,7 +258,7 @@ static bool has_sha256_section(const char *data, size_t len)
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
 			nl = end;
-		if (starts(p, (size_t)(nl - p), "# Checksums-Sha256:"))
+		if (starts(p, (size_t)(nl - p), "# Checksums-"))
 			return true;
 	}
 	return false;
@@ -277,7 +277,7 @@ static bool blank(const char *s, size_t n)
 static int parse_lines(struct parser *P, const char *data, size_t len)
 {
 	const char *p = data, *end = data + len, *nl;
-	bool sections = has_sha256_section(data, len), in_sha256 = !sections;
+	bool sections = has_sections(data, len), in_sha256 = !sections;
 	size_t n;
 
 	for (; p < end; p = nl + 1) {
