@@ -47,13 +47,34 @@ bool ab_farm_has_control(const char *s, size_t n)
 	return false;
 }
 
+static size_t utf8_len(unsigned char c)
+{
+	return c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 :
+	       c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+}
+
 const char *ab_farm_quote(const char *s, size_t n, char *buf, size_t size)
 {
-	size_t i;
+	size_t i = 0, o = 0, k;
 
-	for (i = 0; i < n && i + 1 < size && i < 100; i++)
-		buf[i] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
-	if (size)
-		buf[i] = '\0';
+	if (!size)
+		return buf;
+	while (i < n && o < 100) {
+		k = utf8_len((unsigned char)s[i]);
+		if (k > 1 && k <= n - i && ab_farm_utf8_valid(s + i, k)) {
+			if (o + k >= size)
+				break;	/* never half a character */
+			while (k--)
+				buf[o++] = s[i++];
+			continue;
+		}
+		if (o + 1 >= size)
+			break;
+		/* control bytes (a line break, an escape sequence) and bytes
+		 * that are not UTF-8 never reach a terminal */
+		buf[o++] = k != 1 || (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+		i++;
+	}
+	buf[o] = '\0';
 	return buf;
 }

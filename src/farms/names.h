@@ -13,7 +13,8 @@ bool ab_farm_utf8_valid(const char *s, size_t n);
 /* Whether s[0..n) holds a byte below 0x20 (NUL too) or 0x7f. */
 bool ab_farm_has_control(const char *s, size_t n);
 /* A copy of s[0..n) fit for a one-line message: at most 100 bytes,
- * control bytes (a line break, an escape sequence) made '?'. Returns buf. */
+ * control bytes (a line break, an escape sequence) and bytes that are
+ * not UTF-8 made '?'. Returns buf. */
 const char *ab_farm_quote(const char *s, size_t n, char *buf, size_t size);
 
 #endif
