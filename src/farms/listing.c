@@ -391,7 +391,7 @@ static int walk(struct ctx *c, xmlNode *root)
 static int parse_html(struct ctx *c, const char *data, size_t len)
 {
 	static const int opts = HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-				HTML_PARSE_RECOVER | HTML_PARSE_NOBLANKS;
+				HTML_PARSE_RECOVER;
 	htmlDocPtr doc = htmlReadMemory(data, (int)len, c->url, "UTF-8", opts);
 	xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
 	int rc = root ? walk(c, root) : 0;
