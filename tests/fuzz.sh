@@ -1,7 +1,8 @@
 #!/bin/bash
-# libFuzzer targets for the index loader, the session loaders and the
-# yum repository metadata parsers (tests/fuzz/), built here with clang under AddressSanitizer and
-# UndefinedBehaviorSanitizer and run briefly from seed inputs. Set
+# libFuzzer targets (tests/fuzz/) for the index loader, the session
+# loaders, the yum repository metadata parsers and the farm parsers
+# (directory listings, checksum files), built here with clang under
+# AddressSanitizer and UndefinedBehaviorSanitizer and run briefly from seed inputs. Set
 # FUZZ_SECONDS for a longer run (default 20 s per target).
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
@@ -18,7 +19,7 @@ flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefine
 cflags=$(pkg-config --cflags libcurl libarchive jansson rpm libxml-2.0)
 libs=$(pkg-config --libs libcurl libarchive jansson rpm libxml-2.0)
 # The library's sources: everything but the front end.
-lib=$(cd "$SRC" && ls *.c | grep -v -E '^(main|unpack_main|cli|cmd_.*|prompt|progress)\.c$' | sed "s|^|$SRC/|")
+lib="$(cd "$SRC" && ls *.c | grep -v -E '^(main|unpack_main|cli|cmd_.*|prompt|progress)\.c$' | sed "s|^|$SRC/|") $(ls "$SRC"/farms/*.c)"
 build() {
 	clang $flags -I"$SRC" -I"$CONFIG_H_DIR" $cflags -DLOCALEDIR='"/nonexistent"' \
 		-DPKGDATADIR='"/nonexistent"' -o "$T/$1" "$TESTS_SRCDIR/fuzz/$1.c" $lib $libs \
@@ -30,6 +31,10 @@ build fuzz-session
 tap_ok $? "fuzz-session builds with clang, ASan and UBSan"
 build fuzz-repodata
 tap_ok $? "fuzz-repodata builds with clang, ASan and UBSan"
+build fuzz-listing
+tap_ok $? "fuzz-listing builds with clang, ASan and UBSan"
+build fuzz-sums
+tap_ok $? "fuzz-sums builds with clang, ASan and UBSan"
 
 # Seeds: a real index, broken ones, a real session and its log.
 mkdir -p "$T/seed-index" "$T/seed-session"
@@ -45,8 +50,13 @@ cp "$T/w/session.json" "$T/seed-session/session.json"
 "$ARTBISECT" log --work-dir "$T/w" > "$T/seed-session/session.log"
 printf "artbisect start --index \$'a\\\\nb' --probe 'it'\\\\''s'\nbad x  # probe, 1.5 s\n" > "$T/seed-session/quoted.log"
 
+# Listing pages captured from real Apache, nginx and lighttpd servers
+# (tests/listings.sh) and small checksum files of every form.
+cp -R "$TESTS_SRCDIR/fuzz/corpus-listing" "$T/seed-listing"
+cp -R "$TESTS_SRCDIR/fuzz/corpus-sums" "$T/seed-sums"
+
 secs=${FUZZ_SECONDS:-20}
-for target in fuzz-index fuzz-session fuzz-repodata; do
+for target in fuzz-index fuzz-session fuzz-repodata fuzz-listing fuzz-sums; do
 	corpus="$T/corpus-$target"
 	mkdir -p "$corpus"
 	seeds="$T/seed-${target#fuzz-}"
