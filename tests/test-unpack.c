@@ -26,6 +26,7 @@
 
 #include "tap.h"
 #include "unpack.h"
+#include "rmtree.h"
 #include "util.h"
 
 static char *sandbox, *root, *outside, *arcdir;
