@@ -9,10 +9,16 @@
  * parent's (st_dev, st_ino), or a walk down from the top again by name.
  *
  * Every directory the walk enters is checked to be on the tree's own
- * mount (the same st_dev and, where statx gives it, the same mount id:
- * a bind mount of the same file system has the same st_dev). Only names
+ * mount (the same st_dev and the same mount id, from statx or, on
+ * kernels before 5.8, name_to_handle_at: a bind mount of the same file
+ * system has the same st_dev). Only names
  * in such directories are unlinked, so nothing on another mount is ever
- * touched; the mount point itself is left, and named.
+ * touched; the mount point itself is left, and named. A directory is
+ * rmdir()ed before it is entered, and the kernel refuses that with EBUSY
+ * for a mount point before it looks whether it is empty: a second guard
+ * below the top that needs no mount id. (The top itself, without a
+ * mount id, a kernel before 5.8 and a file system without handles, is
+ * only told from its parent by st_dev.)
  */
 #include "config.h"
 #include <dirent.h>
@@ -36,7 +42,7 @@ struct info {
 	dev_t dev;
 	ino_t ino;
 	uint64_t mnt;
-	bool has_mnt;		/* mnt is the mount id (statx, Linux 5.8) */
+	bool has_mnt;		/* mnt is the mount id */
 };
 
 typedef struct frame {
@@ -70,6 +76,32 @@ typedef struct walk {
 #define PARENT_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
 #endif
 
+/* The mount id of a kernel before statx gave it (Linux 5.8): the one
+ * name_to_handle_at gives with the handle, where the file system has
+ * handles (ext4, xfs, btrfs, tmpfs do). */
+static void mount_id_at(int dfd, const char *name, int flags, struct info *in)
+{
+#if defined(__linux__) && defined(MAX_HANDLE_SZ)
+	union {
+		struct file_handle fh;
+		char room[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} h;
+	int id;
+
+	h.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(dfd, name, &h.fh, &id, flags & AT_EMPTY_PATH) == 0 ||
+	    errno == EOVERFLOW) {
+		in->has_mnt = true;
+		in->mnt = (uint64_t)(unsigned)id;
+	}
+#else
+	(void)dfd;
+	(void)name;
+	(void)flags;
+	(void)in;
+#endif
+}
+
 static int info_at(int dfd, const char *name, struct info *in)
 {
 	struct stat st;
@@ -83,6 +115,8 @@ static int info_at(int dfd, const char *name, struct info *in)
 		in->ino = sx.stx_ino;
 		in->has_mnt = (sx.stx_mask & STATX_MNT_ID) != 0;
 		in->mnt = sx.stx_mnt_id;
+		if (!in->has_mnt && S_ISDIR(in->mode))
+			mount_id_at(dfd, name, flags, in);
 		return 0;
 	}
 	if (errno != ENOSYS)
@@ -95,6 +129,8 @@ static int info_at(int dfd, const char *name, struct info *in)
 	in->ino = st.st_ino;
 	in->has_mnt = false;
 	in->mnt = 0;
+	if (S_ISDIR(in->mode))
+		mount_id_at(dfd, name, flags, in);
 	return 0;
 }
 
