@@ -157,14 +157,30 @@ if [ $can_mount = 1 ]; then
 
 	# A probe that mounts into artbisect's own namespace anyway (root
 	# can): the removal leaves the mount point and says so.
-	run "$ARTBISECT" --index "$T/plain/index.json" --work-dir "$T/w-mnt2" --cache-dir "$T/cache" \
-		--probe "mkdir -p mnt && nsenter -t $$ -m mount --bind '$HOST' \"\$ARTBISECT_ROOT/mnt\" && exit 1" \
-		--no-prefetch
-	is "$RC" 0 "a probe that mounts in artbisect's namespace: found (exit $RC)"
-	is "$(host_files)" "$host_before" "the host directory's files are all there"
-	like "$ERR" "cannot remove $T/w-mnt2/roots/[0-9]+-b1/mnt: another file system is mounted there" \
-		"the run says what it could not remove, and why"
-	umount -l "$T"/w-mnt2/roots/*/mnt 2>/dev/null
+	if ! command -v nsenter > /dev/null; then
+		skip "nsenter mount: exit" "needs nsenter"
+		skip "nsenter mount: host intact" "needs nsenter"
+		skip "nsenter mount: said" "needs nsenter"
+		skip "nsenter mount, --jobs 2: said" "needs nsenter"
+		skip "nsenter mount, --jobs 2: host intact" "needs nsenter"
+	else
+		run "$ARTBISECT" --index "$T/plain/index.json" --work-dir "$T/w-mnt2" --cache-dir "$T/cache" \
+			--probe "mkdir -p mnt && nsenter -t $$ -m mount --bind '$HOST' \"\$ARTBISECT_ROOT/mnt\" && exit 1" \
+			--no-prefetch
+		is "$RC" 0 "a probe that mounts in artbisect's namespace: found (exit $RC)"
+		is "$(host_files)" "$host_before" "the host directory's files are all there"
+		like "$ERR" "cannot remove $T/w-mnt2/roots/[0-9]+-b1/mnt: another file system is mounted there" \
+			"the run says what it could not remove, and why"
+		umount -l "$T"/w-mnt2/roots/*/mnt 2>/dev/null
+		# The same with probes in threads (multisection).
+		run "$ARTBISECT" --index "$T/plain/index.json" --work-dir "$T/w-mnt2j" --cache-dir "$T/cache" \
+			--probe "mkdir -p mnt && nsenter -t $$ -m mount --bind '$HOST' \"\$ARTBISECT_ROOT/mnt\" && exit 1" \
+			--no-prefetch --jobs 2
+		like "$RC:$(echo "$ERR" | grep 'cannot remove')" "^0:.*cannot remove $T/w-mnt2j/roots/[0-9]+-b1/mnt: another file system is mounted there" \
+			"--jobs 2: found, and what it could not remove said"
+		is "$(host_files)" "$host_before" "--jobs 2: the host directory's files are all there"
+		umount -l "$T"/w-mnt2j/roots/*/mnt 2>/dev/null
+	fi
 
 	# A session: the build waiting for a verdict, a mount made into its
 	# root by hand, a verdict, then reset.
@@ -204,6 +220,7 @@ if [ $can_mount = 1 ]; then
 else
 	for d in "probe mount: exit" "probe mount: host intact" "probe mount: gone" "probe mount: root removed" \
 		"nsenter mount: exit" "nsenter mount: host intact" "nsenter mount: said" \
+		"nsenter mount, --jobs 2: said" "nsenter mount, --jobs 2: host intact" \
 		"session mount: verdict" "session mount: said" "session mount: host intact" "session mount: tmpfs" \
 		"reset: exit 3" "reset: said" "reset: host intact" "reset: session kept" "reset again" "reset again: gone" \
 		"root is a mount: said" "root is a mount: host intact"; do
