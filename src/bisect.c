@@ -17,6 +17,7 @@
 #include "probe.h"
 #include "rpmpkg.h"
 #include "unpack.h"
+#include "rmtree.h"
 #include "util.h"
 
 const char *ab_term_name(ab_term t)
@@ -282,6 +283,16 @@ static void early_sweep(const ab_bisect *b, const size_t *keys, size_t nkeys)
 	free(dir);
 }
 
+/* Removes a root a probe or a person has had; what cannot be removed
+ * (a file system still mounted in it) is left and said. */
+static void remove_root(const ab_bisect_callbacks *cb, const char *root)
+{
+	ab_error e = {0};
+
+	if (ab_remove_tree_err(root, &e) < 0 && cb->fetch.notice)
+		cb->fetch.notice(cb->fetch.ud, e.msg);
+}
+
 /* Downloads, verifies and unpacks one build. Returns 0 and *root when
  * ready, 1 with *reason when the build is unavailable, -1 with err. */
 static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
@@ -372,7 +383,11 @@ static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		unpacked = ab_remove_tree(*root) == 0 && rename(early, *root) == 0;
 		free(early);
 	}
-	if (!unpacked && (ab_remove_tree(*root) < 0 || ab_mkdir_p(*root) < 0)) {
+	if (!unpacked && ab_remove_tree_err(*root, err) < 0) {
+		rc = -1;	/* a file system mounted in it: never unpacked into */
+		goto out;
+	}
+	if (!unpacked && ab_mkdir_p(*root) < 0) {
 		ab_error_set(err, AB_EXIT_FAILURE, _("cannot make scratch root %s: %s"),
 			     *root, strerror(errno));
 		rc = -1;
@@ -584,10 +599,10 @@ static bool still_useful(const ab_bisect *b, size_t idx)
 	return idx > ab_engine_last_old(b->engine) && idx < ab_engine_first_new(b->engine);
 }
 
-static void job_free(const ab_bisect *b, job *j)
+static void job_free(const ab_bisect *b, const ab_bisect_callbacks *cb, job *j)
 {
 	if (j->root && !b->opt.keep_roots)
-		ab_remove_tree(j->root);
+		remove_root(cb, j->root);
 	free(j->root);
 	free(j->artifacts);
 	free(j);
@@ -709,7 +724,7 @@ static int multisect(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *c
 				js[k++] = j;
 			} else if (useless || j->over) {
 				dropped |= !j->over;	/* a download to cancel */
-				job_free(b, j);
+				job_free(b, cb, j);
 			} else {
 				js[k++] = j;
 			}
@@ -896,7 +911,7 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 			cb->ready(cb->ud, b, idx, root);
 		rc = judge(b, cache, cb, idx, &root, &artifacts, wait, err);
 		if (!b->opt.keep_roots)
-			ab_remove_tree(root);
+			remove_root(cb, root);
 		free(root);
 		free(artifacts);
 		if (rc != 0) {

@@ -26,6 +26,7 @@
 #include "rpmpkg.h"
 #include "session.h"
 #include "sysinstall.h"
+#include "rmtree.h"
 #include "util.h"
 
 /* The largest index document we read (a 1M-build index is ~300 MB). */
@@ -977,8 +978,12 @@ static int run_installed_step(ctx *c)
 	ab_bisect_record(c->b, c->current, t, AB_BY_PROBE, 0, -1, NULL);
 	ab_progress_verdict(&c->prog, c->b, &c->b->steps[c->b->nsteps - 1]);
 	c->has_current = 0;
-	if (!c->cli->keep_roots)
-		ab_remove_tree(root);
+	if (!c->cli->keep_roots) {
+		ab_error rm = {0};	/* what could not go (a mount) is said */
+
+		if (ab_remove_tree_err(root, &rm) < 0)
+			ab_message("%s", rm.msg);
+	}
 	ctx_save(c);
 	free(release);
 	free(running);
@@ -1227,8 +1232,12 @@ int ab_cmd_verdict(ab_cli *cli, int argc, char **argv)
 		char *root = ab_bisect_root_path(c.b, c.current);
 
 		c.has_current = 0;
-		if (!c.cli->keep_roots)
-			ab_remove_tree(root);
+		if (!c.cli->keep_roots) {
+			ab_error rm = {0};	/* what could not go (a mount) is said */
+
+			if (ab_remove_tree_err(root, &rm) < 0)
+				ab_message("%s", rm.msg);
+		}
 		free(root);
 	}
 	free(c.sess->result);

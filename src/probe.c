@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sched.h>
+#include <sys/mount.h>
+#endif
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -82,6 +86,23 @@ static void say(const char *a, const char *b)
 		return;
 }
 
+/* In the child, as root: a mount namespace of the probe's own, whose
+ * mounts do not reach ours (MS_SLAVE: ours still reach it, as with
+ * systemd's PrivateMounts). Whatever the probe mounts, in its root or
+ * anywhere, goes when its last process does, timeout or not. Without
+ * it (no privilege: then the probe cannot mount in ours either; a
+ * kernel without namespaces) the probe runs as before, and the removal
+ * of its root, which never leaves the root's mount, is the guard. */
+static void private_mounts(void)
+{
+#ifdef __linux__
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0)
+		return;
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
+		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+#endif
+}
+
 /* In the child: never returns; async-signal-safe calls only. */
 static void exec_probe(const ab_probe_spec *s, char **env)
 {
@@ -90,6 +111,7 @@ static void exec_probe(const ab_probe_spec *s, char **env)
 	int fd;
 
 	setpgid(0, 0);
+	private_mounts();
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);

@@ -1,9 +1,10 @@
 /* probe.h - runs the probe command for one build (CONTRACT.md section 3).
  *
- * Owns the probe's process: /bin/sh -c in its own process group, working
- * directory the scratch root, the contract's environment, the timeout
- * (TERM to the whole group, KILL after a grace period), and the mapping
- * of its exit status to a verdict. The probe's output goes where the
+ * Owns the probe's process: /bin/sh -c in its own process group (and,
+ * as root, its own mount namespace, so that its mounts die with it),
+ * working directory the scratch root, the contract's environment, the
+ * timeout (TERM to the whole group, KILL after a grace period), and the
+ * mapping of its exit status to a verdict. The probe's output goes where the
  * caller says; nothing here prints.
  */
 #ifndef AB_PROBE_H

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "i18n.h"
 #include "session.h"
+#include "rmtree.h"
 #include "util.h"
 
 #define SESSION_FILE "session.json"
@@ -312,6 +313,14 @@ int ab_session_remove(const char *work_dir, ab_error *err)
 	char *p;
 	size_t i;
 
+	/* The roots first: when one cannot go (a file system still
+	 * mounted in it), the session stays, and a second try finds it. */
+	p = ab_path_join(work_dir, "roots");
+	if (ab_remove_tree_err(p, err) < 0) {
+		free(p);
+		return -1;
+	}
+	free(p);
 	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
 		p = ab_path_join(work_dir, files[i]);
 		if (unlink(p) < 0 && errno != ENOENT) {
@@ -321,13 +330,6 @@ int ab_session_remove(const char *work_dir, ab_error *err)
 		}
 		free(p);
 	}
-	p = ab_path_join(work_dir, "roots");
-	if (ab_remove_tree(p) < 0 && errno != ENOENT) {
-		ab_error_set(err, AB_EXIT_FAILURE, _("cannot remove %s: %s"), p, strerror(errno));
-		free(p);
-		return -1;
-	}
-	free(p);
 	return 0;
 }
 

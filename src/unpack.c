@@ -14,7 +14,9 @@
  * that already exists in the root (a symlink entry itself may point
  * anywhere: it is only data), hard links to anything but a regular file
  * already in the root, a symlink replacing a directory, damaged archives
- * and more unpacked bytes than the cap. FIFOs and sockets are skipped.
+ * more unpacked bytes than the cap (each entry costs ENTRY_COST besides
+ * its data), more entries than their cap, and entries more than
+ * MAX_DEPTH components deep. FIFOs and sockets are skipped.
  * Modes keep only their 0777 bits (no setuid, setgid or sticky); no
  * chown, no ACLs, no extended attributes, no file flags.
  *
@@ -26,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -54,6 +57,17 @@ extern char **environ;
 
 /* Default cap on the bytes one artifact may unpack to. */
 #define DEFAULT_MAX_UNPACKED ((uint64_t)16 << 30)
+/* What every entry costs against that cap besides its data: an inode
+ * and a name take at least a block. 300,000 empty directories are 1.2 GB
+ * of metadata, not nothing. */
+#define ENTRY_COST 4096
+/* Default cap on the entries of one artifact: a kernel's modules
+ * package has ~6,000, a whole distribution tree a few hundred thousand. */
+#define DEFAULT_MAX_ENTRIES 1000000UL
+/* The deepest an entry may be, in path components: real trees stay
+ * under 30, PATH_MAX allows ~2,000 of one letter, and every tool that
+ * walks a tree by recursion (ours did) has a limit of its own. */
+#define MAX_DEPTH 512
 /* Longest rendering of a name inside a reason, in bytes. */
 #define SHOWN_MAX 400
 
@@ -164,13 +178,19 @@ static char *shown(const char *s)
 
 /* ---- extraction (runs in the child) ---- */
 
+/* The caps on one artifact. */
+struct limits {
+	uint64_t bytes;		/* ARTBISECT_MAX_UNPACKED */
+	unsigned long entries;	/* ARTBISECT_MAX_ENTRIES */
+};
+
 struct ctx {
 	struct archive *in, *out;
 	struct archive *outer;	/* a .deb's ar container; in reads its data member */
 	char *outer_buf;
 	const char *path, *root;
 	uint64_t max, total;
-	unsigned long entries;
+	unsigned long entries, max_entries;
 	char *text;		/* the reason (REFUSED) or the message (ERROR) */
 	char *scratch;		/* see shown_tmp */
 	int code;		/* exit status for ERROR */
@@ -475,6 +495,39 @@ static ab_unpack_rc count(struct ctx *c, const char *name, uint64_t n)
 	return AB_UNPACK_OK;
 }
 
+/* The entry's own cost, and its place in the number of entries. */
+static ab_unpack_rc count_entry(struct ctx *c, const char *name)
+{
+	char *s, *t;
+
+	if (c->entries > c->max_entries) {
+		s = shown(name);
+		t = ab_xasprintf(_("more than %lu entries at entry '%s'"), c->max_entries, s);
+		free(s);
+		return refuse(c, t);
+	}
+	if (c->total > c->max || c->max - c->total < ENTRY_COST) {
+		s = shown(name);
+		t = ab_xasprintf(_("unpacked size exceeds %" PRIu64 " bytes at entry '%s' "
+				   "(every entry counts %d bytes besides its data)"),
+				 c->max, s, ENTRY_COST);
+		free(s);
+		return refuse(c, t);
+	}
+	c->total += ENTRY_COST;
+	return AB_UNPACK_OK;
+}
+
+/* Path components of a normalized path. */
+static size_t depth_of(const char *path)
+{
+	size_t n = 1;
+
+	for (; *path; path++)
+		n += *path == '/';
+	return n;
+}
+
 /* Copies the data of the current entry, counting what it really takes. */
 static ab_unpack_rc copy_data(struct ctx *c, const char *name, uint64_t declared)
 {
@@ -528,6 +581,9 @@ static ab_unpack_rc do_entry(struct ctx *c, struct archive_entry *e)
 		name = ab_xstrdup(archive_entry_pathname_utf8(e));
 	if (!name)
 		return refuse(c, ab_xstrdup(_("unsafe entry: its name cannot be read")));
+	rc = count_entry(c, name);
+	if (rc != AB_UNPACK_OK)
+		goto out;
 
 	switch (normalize(name, &path)) {
 	case PATH_EMPTY:
@@ -546,6 +602,10 @@ static ab_unpack_rc do_entry(struct ctx *c, struct archive_entry *e)
 		goto out;
 	case PATH_OK:
 		break;
+	}
+	if (depth_of(path) > MAX_DEPTH) {
+		rc = refuse_entryf(c, name, _("more than %d directories deep"), MAX_DEPTH);
+		goto out;
 	}
 
 	if (type == AE_IFCHR || type == AE_IFBLK) {
@@ -831,10 +891,11 @@ static int write_all(int fd, const void *data, size_t len)
 /* The extraction itself, in the helper process: src is the artifact,
  * wfd the pipe for the one result. Never returns. */
 static void child(pid_t parent, int wfd, int src, ab_artifact_type type, const char *path,
-		  const char *root, uint64_t max)
+		  const char *root, const struct limits *lim)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
-	struct ctx c = { .path = path, .root = root, .max = max, .dir_fd = -1 };
+	struct ctx c = { .path = path, .root = root, .max = lim->bytes,
+			 .max_entries = lim->entries, .dir_fd = -1 };
 	struct wire w;
 	ab_unpack_rc rc;
 	struct sigaction sa;
@@ -889,11 +950,12 @@ enum { HELPER_SRC_FD = 3, HELPER_RESULT_FD = 4 };
 int ab_unpack_helper_main(int argc, char **argv)
 {
 	long long parent, type;
-	unsigned long long max;
+	unsigned long long max, entries;
+	struct limits lim;
 	char *end;
 
-	/* argv: AB_UNPACK_HELPER_ARG PARENT TYPE MAX PATH ROOT */
-	if (argc != 7 || strcmp(argv[1], AB_UNPACK_HELPER_ARG) != 0)
+	/* argv: AB_UNPACK_HELPER_ARG PARENT TYPE MAX ENTRIES PATH ROOT */
+	if (argc != 8 || strcmp(argv[1], AB_UNPACK_HELPER_ARG) != 0)
 		return 2;
 	errno = 0;
 	parent = strtoll(argv[2], &end, 10);
@@ -905,8 +967,13 @@ int ab_unpack_helper_main(int argc, char **argv)
 	max = strtoull(argv[4], &end, 10);
 	if (errno || *end)
 		return 2;
+	entries = strtoull(argv[5], &end, 10);
+	if (errno || *end || entries > ULONG_MAX)
+		return 2;
+	lim.bytes = (uint64_t)max;
+	lim.entries = (unsigned long)entries;
 	child((pid_t)parent, HELPER_RESULT_FD, HELPER_SRC_FD, (ab_artifact_type)type,
-	      argv[5], argv[6], (uint64_t)max);
+	      argv[6], argv[7], &lim);
 	return 1;	/* not reached */
 }
 
@@ -944,10 +1011,10 @@ static int lean_helper(const char *exe, char *out, size_t size)
  * and the child would wait on it for ever; a new program has no such
  * locks. Returns the pid, or -1 when it cannot be started (no /proc). */
 static pid_t spawn_helper(int src, int wfd, ab_artifact_type type, const char *path,
-			  const char *root, uint64_t max)
+			  const char *root, const struct limits *lim)
 {
-	char parent[32], stype[16], smax[32];
-	char *argv[8];
+	char parent[32], stype[16], smax[32], sentries[32];
+	char *argv[9];
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none;
@@ -962,15 +1029,17 @@ static pid_t spawn_helper(int src, int wfd, ab_artifact_type type, const char *p
 		goto out;
 	snprintf(parent, sizeof parent, "%ld", (long)getpid());
 	snprintf(stype, sizeof stype, "%d", (int)type);
-	snprintf(smax, sizeof smax, "%" PRIu64, max);
+	snprintf(smax, sizeof smax, "%" PRIu64, lim->bytes);
+	snprintf(sentries, sizeof sentries, "%lu", lim->entries);
 	argv[0] = (char *)"artbisect-unpack";
 	argv[1] = (char *)AB_UNPACK_HELPER_ARG;
 	argv[2] = parent;
 	argv[3] = stype;
 	argv[4] = smax;
-	argv[5] = (char *)path;
-	argv[6] = (char *)root;
-	argv[7] = NULL;
+	argv[5] = sentries;
+	argv[6] = (char *)path;
+	argv[7] = (char *)root;
+	argv[8] = NULL;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, hsrc, HELPER_SRC_FD);
@@ -1011,7 +1080,8 @@ out:
 }
 
 static ab_unpack_rc run_child(int src, ab_artifact_type type, const char *path,
-			      const char *root, uint64_t max, const volatile sig_atomic_t *cancel,
+			      const char *root, const struct limits *lim,
+			      const volatile sig_atomic_t *cancel,
 			      char **text, ab_error *err)
 {
 	int fds[2], status, e;
@@ -1025,14 +1095,14 @@ static ab_unpack_rc run_child(int src, ab_artifact_type type, const char *path,
 			     path, root, strerror(errno));
 		return AB_UNPACK_ERROR;
 	}
-	pid = spawn_helper(src, fds[1], type, path, root, max);
+	pid = spawn_helper(src, fds[1], type, path, root, lim);
 	if (pid < 0) {
 		/* No /proc/self/exe (a chroot without /proc): fork, which
 		 * is safe while no other thread runs. */
 		pid = fork();
 		if (pid == 0) {
 			close(fds[0]);
-			child(self, fds[1], src, type, path, root, max);
+			child(self, fds[1], src, type, path, root, lim);
 			_exit(1);	/* not reached */
 		}
 	}
@@ -1179,15 +1249,15 @@ fail:
 
 /* ---- entry point ---- */
 
-/* The cap from ARTBISECT_MAX_UNPACKED, or the default; -1 when the
- * variable is not a number of bytes. */
-static int max_unpacked(uint64_t *max)
+/* A cap from the environment variable var, or dflt; -1 when the
+ * variable is not a plain number. */
+static int env_cap(const char *var, unsigned long long dflt, unsigned long long *max)
 {
-	const char *v = getenv("ARTBISECT_MAX_UNPACKED");
+	const char *v = getenv(var);
 	char *end;
 	unsigned long long n;
 
-	*max = DEFAULT_MAX_UNPACKED;
+	*max = dflt;
 	if (!v || !*v)
 		return 0;
 	if (*v < '0' || *v > '9')
@@ -1213,7 +1283,8 @@ ab_unpack_rc ab_unpack_cancellable(const char *path, ab_artifact_type type,
 				   char **reason, ab_error *err)
 {
 	struct stat st;
-	uint64_t max;
+	struct limits lim;
+	unsigned long long n;
 	char *text = NULL;
 	ab_unpack_rc rc;
 	int src;
@@ -1232,12 +1303,20 @@ ab_unpack_rc ab_unpack_cancellable(const char *path, ab_artifact_type type,
 		rc = AB_UNPACK_REFUSED;
 		goto out;
 	}
-	if (max_unpacked(&max) < 0) {
+	if (env_cap("ARTBISECT_MAX_UNPACKED", DEFAULT_MAX_UNPACKED, &n) < 0) {
 		ab_error_set(err, AB_EXIT_USAGE,
 			     _("ARTBISECT_MAX_UNPACKED must be a number of bytes, not '%s'"),
 			     getenv("ARTBISECT_MAX_UNPACKED"));
 		return AB_UNPACK_ERROR;
 	}
+	lim.bytes = n;
+	if (env_cap("ARTBISECT_MAX_ENTRIES", DEFAULT_MAX_ENTRIES, &n) < 0 || n > ULONG_MAX) {
+		ab_error_set(err, AB_EXIT_USAGE,
+			     _("ARTBISECT_MAX_ENTRIES must be a number of entries, not '%s'"),
+			     getenv("ARTBISECT_MAX_ENTRIES"));
+		return AB_UNPACK_ERROR;
+	}
+	lim.entries = (unsigned long)n;
 	if (stat(root, &st) < 0 || (!S_ISDIR(st.st_mode) && (errno = ENOTDIR))) {
 		ab_error_set(err, AB_EXIT_FAILURE, _("cannot unpack into %s: %s"), root,
 			     strerror(errno));
@@ -1255,9 +1334,9 @@ ab_unpack_rc ab_unpack_cancellable(const char *path, ab_artifact_type type,
 		return AB_UNPACK_ERROR;
 	}
 	if (type == AB_ART_FILE)
-		rc = copy_file(src, path, filename, root, max, &st, &text, err);
+		rc = copy_file(src, path, filename, root, lim.bytes, &st, &text, err);
 	else
-		rc = run_child(src, type, path, root, max, cancel, &text, err);
+		rc = run_child(src, type, path, root, &lim, cancel, &text, err);
 	close(src);
 out:
 	if (reason && rc == AB_UNPACK_REFUSED)

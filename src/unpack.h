@@ -3,7 +3,9 @@
  * Owns secure extraction with libarchive (tar in any compression it
  * reads, zip, cpio) and the copying of plain files. Refuses any entry
  * that would land outside the root: "..", absolute paths, writes through
- * symlinks, hard links out of the root, device nodes. Drops setuid and
+ * symlinks, hard links out of the root, device nodes; archives past the
+ * caps (bytes, every entry counting 4 KiB; entries, ARTBISECT_MAX_ENTRIES;
+ * 512 path components deep). Drops setuid and
  * setgid bits and never changes ownership, even as root. Never prints,
  * never downloads, and never sees bytes that were not verified first.
  */

@@ -1,6 +1,5 @@
 /* util.c - see util.h. */
 #include "config.h"
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -209,45 +208,6 @@ int ab_mkdir_p(const char *path)
 	}
 	free(p);
 	return rc;
-}
-
-static int remove_at(int dirfd, const char *name)
-{
-	struct stat st;
-	int fd, rc = 0;
-	DIR *d;
-	struct dirent *de;
-
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode))
-		return unlinkat(dirfd, name, 0) < 0 && errno != ENOENT ? -1 : 0;
-	/* Payloads may carry 0555 directories: make them writable first. */
-	if ((st.st_mode & 0700) != 0700)
-		fchmodat(dirfd, name, (st.st_mode & 07777) | 0700, 0);
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -1;
-	}
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (remove_at(fd, de->d_name) < 0)
-			rc = -1;
-	}
-	closedir(d);
-	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		rc = -1;
-	return rc;
-}
-
-int ab_remove_tree(const char *path)
-{
-	return remove_at(AT_FDCWD, path);
 }
 
 int ab_read_file(const char *path, size_t max, char **data, size_t *len, ab_error *err)

@@ -1,5 +1,6 @@
 /* util.h - small helpers every module needs: allocation that cannot
- * return NULL, string building, paths and directory trees.
+ * return NULL, string building, paths, making directories (removing a
+ * tree is rmtree.h's).
  * Never prints and never exits except when memory runs out. */
 #ifndef AB_UTIL_H
 #define AB_UTIL_H
@@ -38,9 +39,6 @@ void ab_buf_free(ab_buf *b);
 char *ab_path_join(const char *a, const char *b);
 /* mkdir -p with mode 0755; 0 or -1 with errno set. */
 int ab_mkdir_p(const char *path);
-/* rm -rf that first makes directories writable (payloads may hold 0555
- * directories); never follows symlinks. 0 or -1 with errno set. */
-int ab_remove_tree(const char *path);
 /* Reads a whole regular file, up to max bytes. */
 int ab_read_file(const char *path, size_t max, char **data, size_t *len, ab_error *err);
 /* Replaces path with len bytes of data atomically (temporary file in the

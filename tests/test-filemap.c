@@ -14,6 +14,7 @@
 #include "filemap.h"
 #include "index.h"
 #include "tap.h"
+#include "rmtree.h"
 #include "util.h"
 
 #define MB ((size_t)1 << 20)

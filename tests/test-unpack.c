@@ -16,8 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -26,6 +28,7 @@
 
 #include "tap.h"
 #include "unpack.h"
+#include "rmtree.h"
 #include "util.h"
 
 static char *sandbox, *root, *outside, *arcdir;
@@ -761,6 +764,56 @@ static void test_damaged(void)
 	free(path);
 }
 
+/* Empty directories cost against --max-unpacked; there is a cap on
+ * entries; an entry deeper than 512 components is refused. */
+static void test_entry_caps(void)
+{
+	struct ent dirs[40], deep[1], ok[1];
+	char names[40][16], *long_name = ab_xmalloc(2 * 513 + 2), *ok_name = ab_xmalloc(2 * 512 + 2);
+	char *path, *reason = NULL;
+	ab_error err = {0};
+	size_t i;
+
+	for (i = 0; i < N(dirs); i++) {
+		snprintf(names[i], sizeof names[i], "d%zu", i);
+		dirs[i] = (struct ent){ names[i], D, 0755, NULL, 0 };
+	}
+	setenv("ARTBISECT_MAX_UNPACKED", "100000", 1);
+	attack("empty directories count", "pax", dirs, N(dirs),
+	       "unpacked size exceeds 100000 bytes at entry 'd24/'");
+	unsetenv("ARTBISECT_MAX_UNPACKED");
+	setenv("ARTBISECT_MAX_ENTRIES", "30", 1);
+	attack("entry cap", "pax", dirs, N(dirs), "more than 30 entries at entry 'd30/'");
+	setenv("ARTBISECT_MAX_ENTRIES", "40", 1);
+	if (build("forty.tar", "pax", NULL, dirs, N(dirs), &path) == 1) {
+		fresh_root();
+		tap_ok(unpack(path, AB_ART_TAR, "forty.tar", &reason, &err) == AB_UNPACK_OK,
+		       "entry cap: exactly at the cap is fine (%s)", reason ? reason : "");
+		free(reason);
+		reason = NULL;
+	}
+	free(path);
+	setenv("ARTBISECT_MAX_ENTRIES", "-1", 1);
+	path = write_bytes("small", "x", 1);
+	tap_ok(unpack(path, AB_ART_FILE, "small", &reason, &err) == AB_UNPACK_ERROR &&
+	       err.code == AB_EXIT_USAGE && strstr(err.msg, "ARTBISECT_MAX_ENTRIES"),
+	       "a bad entry cap is a usage error (%s)", err.msg);
+	free(path);
+	unsetenv("ARTBISECT_MAX_ENTRIES");
+
+	for (i = 0; i < 513; i++)
+		memcpy(long_name + 2 * i, "a/", 2);
+	strcpy(long_name + 2 * 512, "f");
+	memcpy(ok_name, long_name, 2 * 511);
+	strcpy(ok_name + 2 * 511, "f");
+	deep[0] = (struct ent){ long_name, F, 0644, "x", 0 };
+	ok[0] = (struct ent){ ok_name, F, 0644, "x", 0 };
+	attack("513 components deep", "pax", deep, N(deep), "more than 512 directories deep");
+	good("512 components deep", "deep512.tar", "pax", NULL, AB_ART_TAR, ok, N(ok));
+	free(long_name);
+	free(ok_name);
+}
+
 static void test_caps(void)
 {
 	const struct ent two[] = {
@@ -775,9 +828,13 @@ static void test_caps(void)
 	ab_unpack_rc rc;
 	int b;
 
-	setenv("ARTBISECT_MAX_UNPACKED", "1000", 1);
-	attack("size cap", "pax", two, N(two), "unpacked size exceeds 1000 bytes at entry 'b2'");
-	setenv("ARTBISECT_MAX_UNPACKED", "1200", 1);
+	/* Each entry costs 4096 bytes besides its data. */
+	setenv("ARTBISECT_MAX_UNPACKED", "9000", 1);
+	attack("size cap", "pax", two, N(two), "unpacked size exceeds 9000 bytes at entry 'b2'");
+	setenv("ARTBISECT_MAX_UNPACKED", "8000", 1);
+	attack("size cap: entries cost a block", "pax", two, N(two),
+	       "unpacked size exceeds 8000 bytes at entry 'b2' (every entry counts 4096 bytes");
+	setenv("ARTBISECT_MAX_UNPACKED", "9392", 1);
 	if (build("two.tar", "pax", NULL, two, N(two), &path) == 1) {
 		fresh_root();
 		rc = unpack(path, AB_ART_TAR, "two.tar", &reason, &err);
@@ -809,6 +866,7 @@ static void test_caps(void)
 	       strstr(err.msg, "ARTBISECT_MAX_UNPACKED"), "a bad cap is a usage error (%s)", err.msg);
 	free(path);
 	unsetenv("ARTBISECT_MAX_UNPACKED");
+	test_entry_caps();
 }
 
 static void test_files(void)
@@ -851,6 +909,127 @@ static void test_files(void)
 	free(reason);
 	reason = NULL;
 	free(path);
+}
+
+/* ---- removing trees ---- */
+
+/* Makes a chain of depth directories "d" under dir, a file every
+ * thousand levels, by descriptors (the path is far past PATH_MAX). */
+static bool make_deep(const char *dir, int depth)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY), i;
+
+	for (i = 0; i < depth && fd >= 0; i++) {
+		int nfd;
+
+		if (i % 1000 == 0)
+			close(openat(fd, "f", O_WRONLY | O_CREAT, 0644));
+		if (mkdirat(fd, "d", i == 100 ? 0555 : 0755) < 0)
+			break;
+		nfd = openat(fd, "d", O_RDONLY | O_DIRECTORY);
+		close(fd);
+		fd = nfd;
+	}
+	if (fd >= 0)
+		close(fd);
+	return i == depth;
+}
+
+static bool write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	return f && fputs(text, f) >= 0 && fclose(f) == 0;
+}
+
+static void test_remove_tree(void)
+{
+	char *tree = ab_path_join(sandbox, "tree"), *host = ab_path_join(sandbox, "host");
+	char *p, *q;
+	ab_error err = {0};
+	struct stat st;
+	pid_t pid;
+	int status = -1, r, e;
+
+	/* 30,000 levels under a 2 MB stack and 64 descriptors. */
+	mkdir(tree, 0755);
+	tap_ok(make_deep(tree, 30000), "a 30,000-deep tree is made");
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit stack = { 2 << 20, 2 << 20 }, files = { 64, 64 };
+
+		setrlimit(RLIMIT_STACK, &stack);
+		setrlimit(RLIMIT_NOFILE, &files);
+		_exit(ab_remove_tree_err(tree, &err) == 0 ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 && lstat(tree, &st) < 0,
+	       "30,000 levels: removed under a 2 MB stack and 64 descriptors (status %d)", status);
+	ab_remove_tree(tree);
+
+	/* A symlink out of the tree is removed, never followed. */
+	mkdir(tree, 0755);
+	mkdir(host, 0755);
+	p = ab_path_join(host, "keep");
+	write_file(p, "keep\n");
+	q = ab_path_join(tree, "link");
+	tap_ok(symlink(host, q) == 0 && ab_remove_tree_err(tree, &err) == 0 &&
+	       lstat(tree, &st) < 0 && lstat(p, &st) == 0, "a symlink to a directory outside: not followed");
+	free(q);
+
+	/* Mounts: a bind mount of the same file system (same st_dev) and
+	 * a tmpfs, inside the tree; then the tree itself a mount point. */
+	mkdir(tree, 0755);
+	q = ab_path_join(tree, "a");
+	mkdir(q, 0755);
+	free(q);
+	q = ab_path_join(tree, "a/m");
+	mkdir(q, 0755);
+	if (geteuid() != 0 || mount(host, q, NULL, MS_BIND, NULL) < 0) {
+		tap_diag("no bind mount here (%s): the mount cases are skipped", strerror(errno));
+		free(q);
+		ab_remove_tree(tree);
+		goto out;
+	}
+	ab_error_clear(&err);
+	errno = 0;
+	r = ab_remove_tree_err(tree, &err);
+	e = errno;
+	tap_ok(r < 0 && e == EBUSY, "a bind mount inside: the removal fails (%s)", strerror(e));
+	tap_ok(strstr(err.msg, "tree/a/m: another file system is mounted there") && one_clean_line(err.msg),
+	       "a bind mount inside: the message names it (%s)", err.msg);
+	tap_ok(lstat(p, &st) == 0, "a bind mount inside: the host directory's file is there");
+	umount2(q, MNT_DETACH);
+	free(q);
+	q = ab_path_join(tree, "a/t");
+	mkdir(q, 0755);
+	if (mount("none", q, "tmpfs", 0, NULL) == 0) {
+		char *in = ab_path_join(q, "inside");
+
+		write_file(in, "x");
+		ab_error_clear(&err);
+		tap_ok(ab_remove_tree_err(tree, &err) < 0 && lstat(in, &st) == 0 &&
+		       strstr(err.msg, "tree/a/t: another file system"),
+		       "a tmpfs inside: left, named (%s)", err.msg);
+		umount2(q, MNT_DETACH);
+		free(in);
+	}
+	free(q);
+	tap_ok(ab_remove_tree(tree) == 0 && lstat(tree, &st) < 0, "after the umount the tree goes");
+	mkdir(tree, 0755);
+	if (mount(host, tree, NULL, MS_BIND, NULL) == 0) {
+		ab_error_clear(&err);
+		tap_ok(ab_remove_tree_err(tree, &err) < 0 && lstat(p, &st) == 0 &&
+		       strstr(err.msg, "tree: another file system is mounted there"),
+		       "a tree that is a mount point is left whole (%s)", err.msg);
+		umount2(tree, MNT_DETACH);
+	}
+	ab_remove_tree(tree);
+out:
+	free(p);
+	free(tree);
+	free(host);
 }
 
 static void test_misc(void)
@@ -1052,6 +1231,7 @@ int main(int argc, char **argv)
 	test_caps();
 	test_files();
 	test_misc();
+	test_remove_tree();
 	test_threads();
 
 	if (ab_remove_tree(sandbox) < 0)
