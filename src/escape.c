@@ -32,6 +32,12 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
+/* A C1 control (U+0080..U+009F) in UTF-8 at p. */
+static int is_c1(const unsigned char *p)
+{
+	return p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0;
+}
+
 /* Appends the visible form of the control or invalid byte sequence at
  * *p and advances it; 0 (nothing done) when *p starts printable text of
  * n bytes. */
@@ -45,7 +51,7 @@ static int put_control(ab_buf *out, const unsigned char **p, size_t *n)
 		*p = s + 1;
 		return 1;
 	}
-	if (*n == 2 && s[0] == 0xc2 && s[1] < 0xa0) {	/* C1: U+0080..U+009F */
+	if (is_c1(s)) {
 		ab_buf_printf(out, "\\u%04x", (unsigned)s[1]);
 		*p = s + 2;
 		return 1;
@@ -182,16 +188,20 @@ char *ab_shell_quote(const char *s)
 	if (*s && *s != '=' && strspn(s, safe) == strlen(s))
 		return ab_xstrdup(s);
 	for (p = (const unsigned char *)s; *p; p++)
-		control |= *p < 0x20 || *p == 0x7f;
+		control |= *p < 0x20 || *p == 0x7f || is_c1(p);
 	if (control) {
-		/* $'...' keeps a line break on one line, as bash and zsh read it. */
+		/* $'...' keeps a line break on one line, as bash and zsh read
+		 * it, and shows no control to the terminal the line is on. */
 		ab_buf_puts(&b, "$'");
 		for (p = (const unsigned char *)s; *p; p++) {
 			if (*p == '\\' || *p == '\'')
 				ab_buf_printf(&b, "\\%c", *p);
 			else if (*p < 0x20 || *p == 0x7f)
 				ab_buf_printf(&b, "\\x%02x", *p);
-			else
+			else if (is_c1(p)) {
+				ab_buf_printf(&b, "\\x%02x\\x%02x", p[0], p[1]);
+				p++;
+			} else
 				ab_buf_append(&b, p, 1);
 		}
 		ab_buf_puts(&b, "'");

@@ -462,11 +462,20 @@ int ab_session_apply(const ab_session *s, ab_bisect *b, int by_replay, ab_error 
 }
 
 /* Any line break or other control character in a comment becomes a
- * space, so that one step stays one line. */
+ * space, so that one step stays one line and the terminal the log is
+ * shown on reads no escape (C1 controls and DEL included). */
 static void put_comment(ab_buf *out, const char *s)
 {
-	for (; *s; s++)
-		ab_buf_append(out, (unsigned char)*s < 0x20 ? " " : s, 1);
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) {
+			ab_buf_puts(out, " ");
+			p++;
+		} else {
+			ab_buf_append(out, *p < 0x20 || *p == 0x7f ? (const unsigned char *)" " : p, 1);
+		}
+	}
 }
 
 char *ab_session_log(const ab_session *s)

@@ -83,6 +83,8 @@ int main(void)
 	check(ab_shell_quote(""), "''", "shell: the empty word");
 	check(ab_shell_quote("$(touch x); y #'"), "'$(touch x); y #'\\'''", "shell: single quotes");
 	check(ab_shell_quote("a\nb\x1b'c\\"), "$'a\\x0ab\\x1b\\'c\\\\'", "shell: controls in $'...'");
+	check(ab_shell_quote("a\xc2\x9b" "b\xc2\xa0"), "$'a\\xc2\\x9bb\xc2\xa0'",
+	      "shell: a C1 control as its bytes in $'...', U+00A0 as it is");
 	check(ab_shell_quote("=ls"), "'=ls'", "shell: a leading '=' quoted (zsh expands =cmd)");
 	return tap_done();
 }
