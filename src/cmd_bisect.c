@@ -1096,10 +1096,19 @@ static void say_next(ctx *c, size_t idx, const char *root, const char *artifacts
 	free(id);
 	free(version);
 	free(commit);
-	printf(_("  unpacked: %s\n"), root);
+	/* The root and the files are named after the build's id and URLs. */
+	id = ab_esc_term(root);
+	printf(_("  unpacked: %s\n"), id);
+	free(id);
 	for (p = artifacts; p && *p; p = q) {
+		char *line;
+
 		q = strchr(p, '\n');
-		printf(_("  file:     %.*s\n"), (int)(q ? q - p : (ptrdiff_t)strlen(p)), p);
+		line = ab_xstrndup(p, q ? (size_t)(q - p) : strlen(p));
+		id = ab_esc_term(line);
+		printf(_("  file:     %.*s\n"), (int)strlen(id), id);
+		free(line);
+		free(id);
 		if (q)
 			q++;
 		else

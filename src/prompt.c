@@ -51,7 +51,12 @@ static void run_shell(const char *root)
 
 	if (!sh || !*sh)
 		sh = "/bin/sh";
-	fprintf(stderr, _("Starting %s in %s; exit it to come back here.\n"), sh, root);
+	{
+		char *r = ab_esc_term(root);	/* named after the build's id */
+
+		fprintf(stderr, _("Starting %s in %s; exit it to come back here.\n"), sh, r);
+		free(r);
+	}
 	pid = fork();
 	if (pid == 0) {
 		if (chdir(root) < 0)
@@ -83,7 +88,12 @@ static void launch(ab_prompt *p, const ab_bisect *b, size_t idx, const char *roo
 	spec.grace = 5.0;
 	spec.stdout_to_stderr = 1;
 	spec.cancel = p->cancel;
-	fprintf(stderr, _("Running %s in %s\n"), p->launch, root);
+	{
+		char *r = ab_esc_term(root);
+
+		fprintf(stderr, _("Running %s in %s\n"), p->launch, r);
+		free(r);
+	}
 	if (ab_probe_run(&spec, &res, &err) < 0)
 		fprintf(stderr, "%s\n", err.msg);
 	else if (res.signal)
@@ -151,7 +161,12 @@ ab_answer ab_prompt_ask(ab_prompt *p, const ab_bisect *b, size_t idx, const char
 	ab_progress_flush(p->prog);
 	fputs(_("Build "), stderr);
 	put_id(bd->id, "33");
-	fprintf(stderr, _(" is ready in %s\n"), root);
+	{
+		char *r = ab_esc_term(root);
+
+		fprintf(stderr, _(" is ready in %s\n"), r);
+		free(r);
+	}
 	if (p->launch)
 		launch(p, b, idx, root);
 	for (;;) {
