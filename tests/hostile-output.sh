@@ -93,6 +93,45 @@ run ab --index "$BASE/farm/index.json" --probe 'sh ./test.sh' --work-dir "$T/w1b
 has_control "$T/run.out" || has_control "$T/run.err"; tap_ok $(( ! $? )) "--json: no raw control character"
 is "$(json_get "$T/run.out" compare_url)" null "--json: a javascript: compare_url is left out"
 
+# The prompt on a pseudo-terminal: the build being asked about has an
+# id with a C1 control (U+009B, CSI to some terminals) and a hostile
+# version; list shows the ids. Colors off: what is left of ESC, BEL or
+# C1 in the transcript came from the index.
+mkfarm --out "$T/farm4" --builds 8 --culprit 5
+"$PYTHON3" - "$T/farm4/index.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for i, b in enumerate(d["builds"]):
+    b["id"] = "b%d\u009b31m" % i
+    b["version"] = "1.0.%d\x1b]0;owned\x07" % i
+json.dump(d, open(sys.argv[1], "w"))
+EOF2
+cat > "$T/answer.py" <<'EOF2'
+import os, pty, re, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+log, replies, deadline = b"", [b"l\n", b"q\n"], time.time() + 60
+while time.time() < deadline:
+    try:
+        data = os.read(fd, 4096)
+    except OSError:
+        break
+    if not data:
+        break
+    log += data
+    if replies and len(re.findall(rb"good or bad\?", log)) > 2 - len(replies):
+        os.write(fd, replies.pop(0))
+os.waitpid(pid, 0)
+open(sys.argv[1], "wb").write(log)
+EOF2
+NO_COLOR=1 "$PYTHON3" "$T/answer.py" "$T/pty.out" "$ARTBISECT" --index "$BASE/farm4/index.json" \
+	--cache-dir "$T/cache" --work-dir "$T/w4"
+like "$(cat "$T/pty.out")" 'Is b[0-9]\\u009b31m good or bad' "prompt: the id is shown with its C1 control escaped"
+like "$(cat "$T/pty.out")" 'b0\\u009b31m +last good' "prompt: list shows the ids escaped"
+[ -s "$T/pty.out" ] && ! LC_ALL=C grep -q "$(printf '\033]\\|\007\\|\302\233')" "$T/pty.out"
+tap_ok $? "prompt: no raw ESC ], BEL or C1 from the index on the terminal"
+
 # --- item 8: the Markdown report ------------------------------------------
 md="$T/r1.md"
 is "$(grep -c '^#' "$md")" 3 "the Markdown report has its own heading lines and regzbot's, no others"
