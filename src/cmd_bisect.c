@@ -28,6 +28,11 @@
 #include "sysinstall.h"
 #include "util.h"
 
+/* The JSON on standard output: non-ASCII as \uXXXX, so that a C1
+ * control in an id (U+009B is CSI to some terminals) is no raw byte on
+ * a terminal; the values stay exactly the index's. */
+#define AB_JSON_OUT (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII)
+
 /* The largest index document we read (a 1M-build index is ~300 MB). */
 #define INDEX_MAX_BYTES ((size_t)1 << 30)
 /* Smaller local indexes are copied: mapping saves nothing there. */
@@ -578,7 +583,7 @@ static int ctx_report(ctx *c)
 	}
 	if (c->cli->json) {
 		json_t *rep = ab_report_json(b);
-		char *s = json_dumps(rep, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		char *s = json_dumps(rep, AB_JSON_OUT);
 
 		if (!c->cli->quiet)
 			fprintf(stderr, "\n%s", text);
@@ -890,7 +895,7 @@ static int ctx_run(ctx *c)
 			char *s;
 
 			json_object_set_new(rep, "message", json_string(c->err.msg));
-			s = json_dumps(rep, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			s = json_dumps(rep, AB_JSON_OUT);
 			printf("%s\n", s);
 			free(s);
 			json_decref(rep);
@@ -1448,7 +1453,7 @@ int ab_cmd_status(ab_cli *cli, int argc, char **argv)
 		json_object_set_new(rep, "work_dir", json_string(c.work_dir));
 		if (c.sess->message)
 			json_object_set_new(rep, "message", json_string(c.sess->message));
-		s = json_dumps(rep, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		s = json_dumps(rep, AB_JSON_OUT);
 		printf("%s\n", s);
 		free(s);
 		json_decref(rep);

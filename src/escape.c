@@ -138,6 +138,7 @@ void ab_esc_md_to(ab_buf *out, const char *s)
 
 int ab_esc_is_web_url(const char *url)
 {
+	const unsigned char *p;
 	size_t k;
 
 	if (!strncasecmp(url, "http://", 7))
@@ -146,6 +147,9 @@ int ab_esc_is_web_url(const char *url)
 		k = 8;
 	else
 		return 0;
+	for (p = (const unsigned char *)url; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || is_c1(p))
+			return 0;	/* no URL has them; JSON would carry them raw */
 	return url[k] && !strchr("/?#", url[k]);
 }
 

@@ -30,7 +30,8 @@ char *ab_esc_term_lines(const char *s);
 void ab_esc_md_to(ab_buf *out, const char *s);
 
 /* 1 when url is an http:// or https:// URL (scheme in any case) with a
- * host, 0 otherwise: only such URLs become links. */
+ * host and no control character, 0 otherwise: only such URLs become
+ * links. */
 int ab_esc_is_web_url(const char *url);
 /* url as a Markdown autolink <...>, with spaces, controls, < > " ` \
  * and bytes above 0x7f percent-encoded. Only for ab_esc_is_web_url. */

@@ -132,6 +132,12 @@ like "$(cat "$T/pty.out")" 'b0\\u009b31m +last good' "prompt: list shows the ids
 [ -s "$T/pty.out" ] && ! LC_ALL=C grep -q "$(printf '\033]\\|\007\\|\302\233')" "$T/pty.out"
 tap_ok $? "prompt: no raw ESC ], BEL or C1 from the index on the terminal"
 
+run ab --index "$BASE/farm4/index.json" --probe ./usr/bin/app --work-dir "$T/w4b" --json
+LC_ALL=C grep -q "$(printf '\302[\200-\237]')" "$T/run.out"
+tap_ok $(( ! $? )) "--json: no raw C1 control on standard output"
+is "$(json_get "$T/run.out" first_new.id | od -An -tx1 | tr -d ' \n')" 6235c29b33316d0a \
+	"--json: the id keeps its exact value (b5, U+009B, 31m)"
+
 # --- item 8: the Markdown report ------------------------------------------
 md="$T/r1.md"
 is "$(grep -c '^#' "$md")" 3 "the Markdown report has its own heading lines and regzbot's, no others"

@@ -61,8 +61,10 @@ int main(void)
 	       "web URL: http and https, any case");
 	tap_ok(!ab_esc_is_web_url("javascript:alert(1)") && !ab_esc_is_web_url("file:///etc/passwd") &&
 	       !ab_esc_is_web_url("data:text/html,x") && !ab_esc_is_web_url("https://") &&
-	       !ab_esc_is_web_url("http:///x") && !ab_esc_is_web_url(" https://h/"),
-	       "web URL: javascript:, file:, data:, no host, leading space refused");
+	       !ab_esc_is_web_url("http:///x") && !ab_esc_is_web_url(" https://h/") &&
+	       !ab_esc_is_web_url("https://h/\x1b[2J") && !ab_esc_is_web_url("https://h/\xc2\x9b" "2J") &&
+	       !ab_esc_is_web_url("https://h/\x7f"),
+	       "web URL: javascript:, file:, data:, no host, leading space, controls refused");
 	check(md_url("https://h/log?q=a..b&x=<img src=x>\"`\\\x1b\xc3\xa9"),
 	      "<https://h/log?q=a..b&x=%3Cimg%20src=x%3E%22%60%5C%1B%C3%A9>",
 	      "md link: an autolink, markup and non-ASCII percent-encoded");
