@@ -14,6 +14,7 @@
 #include "cmd_bisect.h"
 #include "cmd_cache.h"
 #include "digest.h"
+#include "escape.h"
 #include "fetch.h"
 #include "filemap.h"
 #include "i18n.h"
@@ -28,6 +29,11 @@
 #include "sysinstall.h"
 #include "rmtree.h"
 #include "util.h"
+
+/* The JSON on standard output: non-ASCII as \uXXXX, so that a C1
+ * control in an id (U+009B is CSI to some terminals) is no raw byte on
+ * a terminal; the values stay exactly the index's. */
+#define AB_JSON_OUT (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII)
 
 /* The largest index document we read (a 1M-build index is ~300 MB). */
 #define INDEX_MAX_BYTES ((size_t)1 << 30)
@@ -256,7 +262,7 @@ static int ctx_load_mapped_index(ctx *c, const char *url)
 }
 
 /* The index named on the command line (or in the session's options). */
-static int ctx_load_index(ctx *c)
+static int ctx_read_index(ctx *c)
 {
 	const ab_cli *cli = c->cli;
 	char *url;
@@ -284,6 +290,38 @@ static int ctx_load_index(ctx *c)
 	}
 	free(url);
 	return c->idx ? 0 : -1;
+}
+
+/* Says which commits the index gave that are not object names: they
+ * are dropped (the library never prints). */
+static void warn_dropped_commits(const ctx *c)
+{
+	size_t first = 0, n = ab_index_dropped_commits(c->idx, &first);
+	char *label, *id;
+
+	if (!n || c->cli->quiet)
+		return;
+	label = ab_esc_term(c->idx->label);
+	id = ab_esc_term(c->idx->builds[first].id);
+	if (n == 1)
+		ab_message(_("%s: builds[%zu].commit (build %s) is not a git object name (7 to 64 hexadecimal digits); it is ignored"),
+			   label, first, id);
+	else
+		ab_message(ngettext("%s: builds[%zu].commit (build %s) is not a git object name (7 to 64 hexadecimal digits); it and %zu other commit like it are ignored",
+				    "%s: builds[%zu].commit (build %s) is not a git object name (7 to 64 hexadecimal digits); it and %zu other commits like it are ignored",
+				    n - 1),
+			   label, first, id, n - 1);
+	free(label);
+	free(id);
+}
+
+static int ctx_load_index(ctx *c)
+{
+	int rc = ctx_read_index(c);
+
+	if (rc == 0)
+		warn_dropped_commits(c);
+	return rc;
 }
 
 /* The session's snapshot parsed where it lies: 0, -1 with c->err, or 1
@@ -552,7 +590,7 @@ static int ctx_report(ctx *c)
 	}
 	if (c->cli->json) {
 		json_t *rep = ab_report_json(b);
-		char *s = json_dumps(rep, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		char *s = json_dumps(rep, AB_JSON_OUT);
 
 		if (!c->cli->quiet)
 			fprintf(stderr, "\n%s", text);
@@ -836,14 +874,19 @@ static int ctx_run(ctx *c)
 	 * first build or verdict: the first download need not wait. */
 	if (!c->snapshot)
 		ctx_save(c);
-	if (!c->cli->quiet && b->result == AB_RESULT_RUNNING)
-		fprintf(stderr, _("Bisecting %s: %zu builds from good %s to bad %s.\n"),
-			c->idx->name ? c->idx->name : c->idx->label,
-			ab_engine_candidate_count(b->engine) + 1,
-			c->idx->builds[c->b->opt.find_fix ? ab_engine_first_new(b->engine)
-							  : ab_engine_last_old(b->engine)].id,
-			c->idx->builds[c->b->opt.find_fix ? ab_engine_last_old(b->engine)
-							  : ab_engine_first_new(b->engine)].id);
+	if (!c->cli->quiet && b->result == AB_RESULT_RUNNING) {
+		char *name = ab_esc_term(c->idx->name ? c->idx->name : c->idx->label);
+		char *good = ab_esc_term(c->idx->builds[c->b->opt.find_fix ? ab_engine_first_new(b->engine)
+									 : ab_engine_last_old(b->engine)].id);
+		char *bad = ab_esc_term(c->idx->builds[c->b->opt.find_fix ? ab_engine_last_old(b->engine)
+									: ab_engine_first_new(b->engine)].id);
+
+		fprintf(stderr, _("Bisecting %s: %zu builds from good %s to bad %s.\n"), name,
+			ab_engine_candidate_count(b->engine) + 1, good, bad);
+		free(name);
+		free(good);
+		free(bad);
+	}
 	if (ab_bisect_run(b, c->cache, &cb, &c->err) < 0 && c->err.code != AB_EXIT_ABORTED) {
 		int status;
 
@@ -859,7 +902,7 @@ static int ctx_run(ctx *c)
 			char *s;
 
 			json_object_set_new(rep, "message", json_string(c->err.msg));
-			s = json_dumps(rep, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			s = json_dumps(rep, AB_JSON_OUT);
 			printf("%s\n", s);
 			free(s);
 			json_decref(rep);
@@ -929,9 +972,16 @@ static int run_installed_step(ctx *c)
 	root = ab_bisect_root_path(c->b, c->current);
 	if (!running || strcmp(running, release)) {
 		t = AB_TERM_BAD;
-		if (!c->cli->quiet)
+		if (!c->cli->quiet) {
+			char *id = ab_esc_term(bd->id), *run = ab_esc_term(running ? running : "?"),
+			     *rel = ab_esc_term(release);
+
 			fprintf(stderr, _("Build %s did not come up: kernel %s runs, not %s. It counts as bad.\n"),
-				bd->id, running ? running : "?", release);
+				id, run, rel);
+			free(id);
+			free(run);
+			free(rel);
+		}
 	} else if (!c->cli->probe) {
 		ab_error_set(&c->err, AB_EXIT_USAGE, "%s",
 			     _("run needs --probe to judge the running kernel (or type artbisect good or bad)"));
@@ -1045,23 +1095,36 @@ static void say_next(ctx *c, size_t idx, const char *root, const char *artifacts
 	char *good = hint_command(c, ab_bisect_old_term(c->b)), *bad = hint_command(c, ab_bisect_new_term(c->b)),
 	     *skip = hint_command(c, "skip");
 	const char *p, *q;
+	char *id = ab_esc_term(bd->id), *version = ab_esc_term(bd->version), *commit = ab_esc_term(bd->commit);
 
 	ab_progress_flush(&c->prog);
-	printf(_("Build %s is ready to test"), bd->id);
-	if (bd->version)
-		printf(" (%s)", bd->version);
+	printf(_("Build %s is ready to test"), id);
+	if (version)
+		printf(" (%s)", version);
 	printf(".\n");
 	printf(ngettext("%zu build may be the first %s one; ", "%zu builds may be the first %s one; ", left),
 	       left, ab_bisect_new_term(c->b));
 	printf(ngettext("about %u more step after this one.\n", "about %u more steps after this one.\n",
 			steps > 0 ? steps - 1 : 0),
 	       steps > 0 ? steps - 1 : 0);
-	if (bd->commit)
-		printf(_("  commit:   %s\n"), bd->commit);
-	printf(_("  unpacked: %s\n"), root);
+	if (commit)
+		printf(_("  commit:   %s\n"), commit);
+	free(id);
+	free(version);
+	free(commit);
+	/* The root and the files are named after the build's id and URLs. */
+	id = ab_esc_term(root);
+	printf(_("  unpacked: %s\n"), id);
+	free(id);
 	for (p = artifacts; p && *p; p = q) {
+		char *line;
+
 		q = strchr(p, '\n');
-		printf(_("  file:     %.*s\n"), (int)(q ? q - p : (ptrdiff_t)strlen(p)), p);
+		line = ab_xstrndup(p, q ? (size_t)(q - p) : strlen(p));
+		id = ab_esc_term(line);
+		printf(_("  file:     %.*s\n"), (int)strlen(id), id);
+		free(line);
+		free(id);
 		if (q)
 			q++;
 		else
@@ -1100,10 +1163,16 @@ static int install_on_system(ctx *c, size_t idx, const char *artifacts)
 				      release, installed);
 		ctx_save(c);
 		rc = ab_sys_oneshot(sysroot, release, &how, &c->err);
-		if (rc >= 0 && !c->cli->quiet)
+		if (rc >= 0 && !c->cli->quiet) {
+			char *i = ab_esc_term(installed), *r = ab_esc_term(release), *h = ab_esc_term_lines(how);
+
 			fprintf(stderr, rc == 0 ? _("Installed %s (kernel %s); next boot only: %s\n")
 						: _("Installed %s (kernel %s); %s\n"),
-				installed, release, how);
+				i, r, h);
+			free(i);
+			free(r);
+			free(h);
+		}
 		rc = rc < 0 ? -1 : 0;
 	} else if (rc > 0) {
 		ab_bisect_record(c->b, idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, -1, reason);
@@ -1225,8 +1294,12 @@ int ab_cmd_verdict(ab_cli *cli, int argc, char **argv)
 		status = fail(&c);
 		goto out;
 	}
-	if (!cli->quiet)
-		fprintf(stderr, _("Recorded: %s is %s.\n"), c.idx->builds[pos].id, ab_term_name(t));
+	if (!cli->quiet) {
+		char *id = ab_esc_term(c.idx->builds[pos].id);
+
+		fprintf(stderr, _("Recorded: %s is %s.\n"), id, ab_term_name(t));
+		free(id);
+	}
 	/* The verdict is on disk before anything else is tried. */
 	if (c.has_current && (size_t)pos == c.current) {
 		char *root = ab_bisect_root_path(c.b, c.current);
@@ -1324,6 +1397,54 @@ out:
 
 /* ---- looking at a session ---- */
 
+/* status without --json: where the session stands, in plain words.
+ * Every string from the index or the session is escaped for the terminal. */
+static void status_text(ctx *c)
+{
+	const ab_bisect *b = c->b;
+	char *wd = ab_esc_term(c->work_dir), *started = ab_esc_term(c->sess->started ? c->sess->started : "?");
+	char *msg = ab_esc_term(c->sess->message ? c->sess->message : "?");
+	char *src = ab_esc_term(c->idx->source_url);
+	char *lo = ab_esc_term(c->idx->builds[ab_engine_last_old(b->engine)].id);
+	char *hi = ab_esc_term(c->idx->builds[ab_engine_first_new(b->engine)].id);
+
+	printf(_("Session in %s, started %s: "), wd, started);
+	switch (b->result) {
+	case AB_RESULT_FOUND: printf(_("found.\n")); break;
+	case AB_RESULT_INCONCLUSIVE: printf(_("ended, inconclusive.\n")); break;
+	case AB_RESULT_ABORTED: printf(_("stopped (%s).\n"), msg); break;
+	default: printf(_("running.\n")); break;
+	}
+	printf(_("  index:      %s\n"), src);
+	printf(_("  range:      last %s %s, first %s %s\n"), ab_bisect_old_term(b), lo,
+	       ab_bisect_new_term(b), hi);
+	printf(ngettext("  candidates: %zu build", "  candidates: %zu builds",
+			ab_engine_candidate_count(b->engine)),
+	       ab_engine_candidate_count(b->engine));
+	if (b->result == AB_RESULT_RUNNING || b->result == AB_RESULT_ABORTED)
+		printf(ngettext(", about %u more step\n", ", about %u more steps\n",
+				ab_engine_steps_left(b->engine)),
+		       ab_engine_steps_left(b->engine));
+	else
+		printf("\n");
+	printf(ngettext("  verdicts:   %zu\n", "  verdicts:   %zu\n", b->nsteps), b->nsteps);
+	if (c->has_current && b->result != AB_RESULT_FOUND && b->result != AB_RESULT_INCONCLUSIVE) {
+		char *root = ab_bisect_root_path(b, c->current), *r = ab_esc_term(root);
+		char *id = ab_esc_term(c->idx->builds[c->current].id);
+
+		printf(_("  waiting:    %s, unpacked in %s\n"), id, r);
+		free(root);
+		free(r);
+		free(id);
+	}
+	free(wd);
+	free(started);
+	free(msg);
+	free(src);
+	free(lo);
+	free(hi);
+}
+
 int ab_cmd_status(ab_cli *cli, int argc, char **argv)
 {
 	ctx c;
@@ -1347,38 +1468,13 @@ int ab_cmd_status(ab_cli *cli, int argc, char **argv)
 		json_object_set_new(rep, "work_dir", json_string(c.work_dir));
 		if (c.sess->message)
 			json_object_set_new(rep, "message", json_string(c.sess->message));
-		s = json_dumps(rep, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		s = json_dumps(rep, AB_JSON_OUT);
 		printf("%s\n", s);
 		free(s);
 		json_decref(rep);
 		goto out;
 	}
-	printf(_("Session in %s, started %s: "), c.work_dir, c.sess->started ? c.sess->started : "?");
-	switch (c.b->result) {
-	case AB_RESULT_FOUND: printf(_("found.\n")); break;
-	case AB_RESULT_INCONCLUSIVE: printf(_("ended, inconclusive.\n")); break;
-	case AB_RESULT_ABORTED: printf(_("stopped (%s).\n"), c.sess->message ? c.sess->message : "?"); break;
-	default: printf(_("running.\n")); break;
-	}
-	printf(_("  index:      %s\n"), c.idx->source_url);
-	printf(_("  range:      last %s %s, first %s %s\n"), ab_bisect_old_term(c.b),
-	       c.idx->builds[ab_engine_last_old(c.b->engine)].id, ab_bisect_new_term(c.b),
-	       c.idx->builds[ab_engine_first_new(c.b->engine)].id);
-	printf(ngettext("  candidates: %zu build", "  candidates: %zu builds",
-			ab_engine_candidate_count(c.b->engine)),
-	       ab_engine_candidate_count(c.b->engine));
-	if (c.b->result == AB_RESULT_RUNNING || c.b->result == AB_RESULT_ABORTED)
-		printf(ngettext(", about %u more step\n", ", about %u more steps\n",
-				ab_engine_steps_left(c.b->engine)),
-		       ab_engine_steps_left(c.b->engine));
-	else
-		printf("\n");
-	printf(ngettext("  verdicts:   %zu\n", "  verdicts:   %zu\n", c.b->nsteps), c.b->nsteps);
-	if (c.has_current && c.b->result != AB_RESULT_FOUND && c.b->result != AB_RESULT_INCONCLUSIVE) {
-		char *root = ab_bisect_root_path(c.b, c.current);
-		printf(_("  waiting:    %s, unpacked in %s\n"), c.idx->builds[c.current].id, root);
-		free(root);
-	}
+	status_text(&c);
 out:
 	ctx_end(&c);
 	return status;

@@ -8,6 +8,7 @@
 #include "cache.h"
 #include "cmd_cache.h"
 #include "error.h"
+#include "escape.h"
 #include "i18n.h"
 #include "progress.h"
 #include "util.h"
@@ -103,8 +104,11 @@ int ab_cmd_cache(int argc, char **argv)
 
 				localtime_r(&v[i].used, &tm);
 				strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+				char *url = ab_esc_term(v[i].url ? v[i].url : "-");	/* the farm's */
+
 				printf("%.12s  %10s  %s  %s\n", v[i].sha256,
-				       ab_format_size(v[i].size, buf), when, v[i].url ? v[i].url : "-");
+				       ab_format_size(v[i].size, buf), when, url);
+				free(url);
 				total += v[i].size;
 			}
 			printf(ngettext("%zu entry, %s in %s", "%zu entries, %s in %s", n), n,

@@ -37,6 +37,7 @@
 #include <jansson.h>
 #include "i18n.h"
 #include "arena.h"
+#include "escape.h"
 #include "index.h"
 #include "util.h"
 
@@ -1110,9 +1111,14 @@ static int read_build(struct parser *P, const json_t *o, ab_build *b, size_t pos
 		return -1;
 	if (has_control(s, n))
 		return fail(P, "commit", _("must not contain control characters"));
-	/* An empty commit is no commit: {old}/{new} then use the id. */
-	if (n)
+	/* An empty commit is no commit: {old}/{new} then use the id. Nor is
+	 * one that is not a git object name: it would reach the git
+	 * commands the report prints and the compare URL; the front end
+	 * warns (ab_index_dropped_commits). */
+	if (n && ab_is_object_name(s, n))
 		b->commit = ab_arena_strndup(P->arena, s, n);
+	else if (n)
+		b->commit_dropped = 1;
 	if (dup_str(P, P->arena, o, "date", &b->date) < 0 ||
 	    dup_str(P, P->arena, o, "version", &b->version) < 0)
 		return -1;
@@ -2094,6 +2100,16 @@ static void put_ref(ab_buf *b, const ab_build *build)
 		else
 			ab_buf_printf(b, "%%%02X", *s);
 	}
+}
+
+size_t ab_index_dropped_commits(const ab_index *idx, size_t *first)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < idx->nbuilds; i++)
+		if (idx->builds[i].commit_dropped && n++ == 0 && first)
+			*first = i;
+	return n;
 }
 
 char *ab_index_compare_url(const ab_index *idx, size_t old_pos, size_t new_pos)

@@ -40,6 +40,8 @@ typedef struct ab_build {
 	char *version;
 	long long position;	/* commits in the history at this build, or -1 */
 	int failed;		/* status "failed": never downloaded */
+	char commit_dropped;	/* the index gave a commit that is not 7 to 64
+				 * hex digits: commit is NULL instead */
 	size_t nartifacts;
 	ab_artifact *artifacts;
 } ab_build;
@@ -92,6 +94,10 @@ void ab_index_free(ab_index *idx);
  * ambiguous name, exit status AB_EXIT_USAGE). O(1) for ids, O(log n) for
  * commit prefixes. */
 ssize_t ab_index_find(const ab_index *idx, const char *name, ab_error *err);
+
+/* How many builds had their commit dropped (not a hexadecimal object
+ * name), and in *first the position of the first; 0 when none. */
+size_t ab_index_dropped_commits(const ab_index *idx, size_t *first);
 
 /* compare_url with {old} and {new} replaced by the builds' commits (or
  * ids); NULL when the index has no compare_url. Caller frees. */

@@ -2,8 +2,10 @@
 #include "config.h"
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "escape.h"
 #include "i18n.h"
 #include "progress.h"
 #include "util.h"
@@ -23,15 +25,29 @@ void ab_progress_flush(ab_progress *p)
 	p->lines = 0;
 }
 
+/* s on standard error as the terminal may show it: messages quote
+ * what an index or a server said (ESC, BEL, CR become \x1b...). */
+static void put_safe(const char *s)
+{
+	char *t = ab_esc_term_lines(s);
+
+	fputs(t, stderr);
+	free(t);
+}
+
 void ab_message(const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
 
-	fputs("artbisect: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
+	fputs("artbisect: ", stderr);
+	put_safe(msg ? msg : fmt);
 	fputc('\n', stderr);
+	free(msg);
 }
 
 void ab_progress_choose(void *ud, const ab_bisect *b, size_t idx)
@@ -41,13 +57,18 @@ void ab_progress_choose(void *ud, const ab_bisect *b, size_t idx)
 	size_t left = ab_engine_candidate_count(b->engine);
 	unsigned steps = ab_engine_steps_left(b->engine);
 
+	char *id, *version;
+
 	if (p->quiet)
 		return;
 	ab_progress_flush(p);
+	id = ab_esc_term(bd->id);
+	version = ab_esc_term(bd->version);
 	fprintf(stderr, _("Testing %s%s%s%s: %zu candidates left, "),
-		bd->id, bd->version ? " [" : "", bd->version ? bd->version : "",
-		bd->version ? "]" : "", left);
+		id, version ? " [" : "", version ? version : "", version ? "]" : "", left);
 	fprintf(stderr, ngettext("about %u more step\n", "about %u more steps\n", steps), steps);
+	free(id);
+	free(version);
 }
 
 void ab_progress_verdict(void *ud, const ab_bisect *b, const ab_step *s)
@@ -55,16 +76,22 @@ void ab_progress_verdict(void *ud, const ab_bisect *b, const ab_step *s)
 	ab_progress *p = ud;
 	const ab_build *bd = &b->index->builds[s->index];
 
+	char *id, *why;
+
 	if (p->quiet)
 		return;
 	ab_progress_flush(p);
+	id = ab_esc_term(bd->id);
+	why = ab_esc_term(s->reason ? s->reason : "");
 	if (s->by == AB_BY_UNAVAILABLE)
-		fprintf(stderr, _("  %s is unavailable: %s\n"), bd->id, s->reason ? s->reason : "");
+		fprintf(stderr, _("  %s is unavailable: %s\n"), id, why);
 	else if (s->by == AB_BY_TIMEOUT)
-		fprintf(stderr, _("  %s: %s (timed out after %.1f s)\n"), bd->id,
+		fprintf(stderr, _("  %s: %s (timed out after %.1f s)\n"), id,
 			ab_term_name(s->verdict), s->seconds);
 	else
-		fprintf(stderr, _("  %s: %s (%.2f s)\n"), bd->id, ab_term_name(s->verdict), s->seconds);
+		fprintf(stderr, _("  %s: %s (%.2f s)\n"), id, ab_term_name(s->verdict), s->seconds);
+	free(id);
+	free(why);
 }
 
 static void human_size(char *buf, size_t n, int64_t bytes)
@@ -156,13 +183,17 @@ void ab_progress_download(void *ud, const char *url, int64_t now, int64_t total)
 {
 	ab_progress *p = ud;
 	const char *name = strrchr(url, '/');
+	char *esc;
 	ab_progress_xfer *x;
 	double tnow;
 
 	if (!p->tty || p->quiet)
 		return;
 	tnow = ab_now();
-	x = slot_of(p, name ? name + 1 : url, tnow);
+	/* The name is the farm's: kept escaped, as it is drawn. */
+	esc = ab_esc_term(name ? name + 1 : url);
+	x = slot_of(p, esc, tnow);
+	free(esc);
 	if (now > x->now)
 		p->win_bytes += now - x->now;
 	x->now = now;
@@ -190,5 +221,7 @@ void ab_progress_notice(void *ud, const char *msg)
 	if (p->quiet)
 		return;
 	ab_progress_flush(p);
-	fprintf(stderr, "  %s\n", msg);
+	fputs("  ", stderr);
+	put_safe(msg);
+	fputc('\n', stderr);
 }

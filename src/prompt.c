@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "escape.h"
 #include "i18n.h"
 #include "probe.h"
 #include "progress.h"
@@ -24,12 +25,22 @@ static int use_color(void)
 	return isatty(STDERR_FILENO) && !(nc && *nc) && !(term && !strcmp(term, "dumb"));
 }
 
+/* An index string on standard error, as the terminal may show it. */
+static void put_str(const char *s)
+{
+	char *t = ab_esc_term(s);
+
+	fputs(t, stderr);
+	free(t);
+}
+
 static void put_id(const char *id, const char *color)
 {
 	if (use_color())
-		fprintf(stderr, "\033[1;%sm%s\033[0m", color, id);
-	else
-		fputs(id, stderr);
+		fprintf(stderr, "\033[1;%sm", color);
+	put_str(id);
+	if (use_color())
+		fputs("\033[0m", stderr);
 }
 
 /* A shell inside the scratch root, for looking around before answering. */
@@ -40,7 +51,12 @@ static void run_shell(const char *root)
 
 	if (!sh || !*sh)
 		sh = "/bin/sh";
-	fprintf(stderr, _("Starting %s in %s; exit it to come back here.\n"), sh, root);
+	{
+		char *r = ab_esc_term(root);	/* named after the build's id */
+
+		fprintf(stderr, _("Starting %s in %s; exit it to come back here.\n"), sh, r);
+		free(r);
+	}
 	pid = fork();
 	if (pid == 0) {
 		if (chdir(root) < 0)
@@ -72,7 +88,12 @@ static void launch(ab_prompt *p, const ab_bisect *b, size_t idx, const char *roo
 	spec.grace = 5.0;
 	spec.stdout_to_stderr = 1;
 	spec.cancel = p->cancel;
-	fprintf(stderr, _("Running %s in %s\n"), p->launch, root);
+	{
+		char *r = ab_esc_term(root);
+
+		fprintf(stderr, _("Running %s in %s\n"), p->launch, r);
+		free(r);
+	}
 	if (ab_probe_run(&spec, &res, &err) < 0)
 		fprintf(stderr, "%s\n", err.msg);
 	else if (res.signal)
@@ -87,7 +108,10 @@ static void list_left(const ab_bisect *b, size_t idx)
 	size_t lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine), i;
 	size_t shown = 0;
 
-	fprintf(stderr, _("  %-24s last %s\n"), b->index->builds[lo].id, ab_bisect_old_term(b));
+	char *id = ab_esc_term(b->index->builds[lo].id);
+
+	fprintf(stderr, _("  %-24s last %s\n"), id, ab_bisect_old_term(b));
+	free(id);
 	for (i = lo + 1; i < hi; i++) {
 		ab_verdict v = ab_engine_get(b->engine, i);
 		const char *note = i == idx ? _("being tested")
@@ -100,9 +124,13 @@ static void list_left(const ab_bisect *b, size_t idx)
 			i = hi - 2;
 			continue;
 		}
-		fprintf(stderr, "  %-24s %s\n", b->index->builds[i].id, note);
+		id = ab_esc_term(b->index->builds[i].id);
+		fprintf(stderr, "  %-24s %s\n", id, note);
+		free(id);
 	}
-	fprintf(stderr, _("  %-24s first %s so far\n"), b->index->builds[hi].id, ab_bisect_new_term(b));
+	id = ab_esc_term(b->index->builds[hi].id);
+	fprintf(stderr, _("  %-24s first %s so far\n"), id, ab_bisect_new_term(b));
+	free(id);
 }
 
 static int read_word(char *line, size_t n)
@@ -133,7 +161,12 @@ ab_answer ab_prompt_ask(ab_prompt *p, const ab_bisect *b, size_t idx, const char
 	ab_progress_flush(p->prog);
 	fputs(_("Build "), stderr);
 	put_id(bd->id, "33");
-	fprintf(stderr, _(" is ready in %s\n"), root);
+	{
+		char *r = ab_esc_term(root);
+
+		fprintf(stderr, _(" is ready in %s\n"), r);
+		free(r);
+	}
 	if (p->launch)
 		launch(p, b, idx, root);
 	for (;;) {
@@ -179,10 +212,17 @@ int ab_prompt_existing(ab_prompt *p, const char *work_dir, const char *good, con
 	char line[256];
 
 	ab_progress_flush(p->prog);
-	fprintf(stderr, ngettext("A session for another range (%s to %s, %zu verdict) is in progress in %s.\n",
-				 "A session for another range (%s to %s, %zu verdicts) is in progress in %s.\n",
-				 nsteps),
-		good, bad, nsteps, work_dir);
+	{
+		char *g = ab_esc_term(good), *b = ab_esc_term(bad), *w = ab_esc_term(work_dir);
+
+		fprintf(stderr, ngettext("A session for another range (%s to %s, %zu verdict) is in progress in %s.\n",
+					 "A session for another range (%s to %s, %zu verdicts) is in progress in %s.\n",
+					 nsteps),
+			g, b, nsteps, w);
+		free(g);
+		free(b);
+		free(w);
+	}
 	for (;;) {
 		fputs(_("[c]ontinue it, [r]eset it and start the new one, or [q]uit? "), stderr);
 		fflush(stderr);

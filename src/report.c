@@ -2,6 +2,7 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
+#include "escape.h"
 #include "i18n.h"
 #include "report.h"
 #include "sysinstall.h"
@@ -15,6 +16,44 @@ static const char *result_name(ab_result r)
 	case AB_RESULT_ABORTED: return "aborted";
 	default: return "running";
 	}
+}
+
+/* compare_url, when it is a web link: the index's template could
+ * otherwise make it javascript: or a local file in every report. */
+static char *compare_url(const ab_bisect *b, size_t lo, size_t hi)
+{
+	char *u = ab_index_compare_url(b->index, lo, hi);
+
+	if (u && !ab_esc_is_web_url(u)) {
+		free(u);
+		u = NULL;
+	}
+	return u;
+}
+
+/* Whether the report may print git commands for these builds: only
+ * with object names, which the shell never reads as more than a word. */
+static int git_commands(const ab_build *old, const ab_build *nw)
+{
+	return old->commit && nw->commit && ab_is_object_name(old->commit, strlen(old->commit)) &&
+	       ab_is_object_name(nw->commit, strlen(nw->commit));
+}
+
+/* The git commands that narrow the range down, each word quoted for the
+ * shell, each line starting with indent. */
+static void put_git_commands(ab_buf *out, const char *indent, const ab_build *old,
+			     const ab_build *nw, int fix)
+{
+	char *o = ab_shell_quote(old->commit), *n = ab_shell_quote(nw->commit);
+
+	ab_buf_printf(out, "%sgit log --oneline %s..%s\n", indent, o, n);
+	if (fix)
+		ab_buf_printf(out, "%sgit bisect start --term-old=broken --term-new=fixed %s %s\n",
+			      indent, n, o);
+	else
+		ab_buf_printf(out, "%sgit bisect start %s %s\n", indent, n, o);
+	free(o);
+	free(n);
 }
 
 static json_t *str_or_null(const char *s)
@@ -51,7 +90,7 @@ json_t *ab_report_json(const ab_bisect *b)
 {
 	size_t lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine), i;
 	json_t *o = json_object(), *cands = json_array(), *steps = json_array();
-	char *cmp = ab_index_compare_url(b->index, lo, hi);
+	char *cmp = compare_url(b, lo, hi);
 
 	json_object_set_new(o, "result", json_string(result_name(b->result)));
 	json_object_set_new(o, "terms", json_pack("{s:s, s:s}", "old", ab_bisect_old_term(b),
@@ -101,28 +140,42 @@ static void commits_between(ab_buf *out, const ab_build *old, const ab_build *nw
 		      n);
 }
 
+/* "  label: value" for the text report, the value as the terminal
+ * may show it; nothing when value is NULL. */
+static void text_field(ab_buf *out, const char *label, const char *value)
+{
+	if (!value)
+		return;
+	ab_buf_printf(out, "  %-14s ", label);
+	ab_esc_term_to(out, value, 0);
+	ab_buf_puts(out, "\n");
+}
+
+/* An index string in the text report, escaped for the terminal. */
+static void text_str(ab_buf *out, const char *s)
+{
+	ab_esc_term_to(out, s, 0);
+}
+
 static void describe_build(ab_buf *out, const char *label, const ab_build *bd)
 {
-	ab_buf_printf(out, "%-16s %s\n", label, bd->id);
-	if (bd->version)
-		ab_buf_printf(out, "  %-14s %s\n", _("version:"), bd->version);
-	if (bd->commit)
-		ab_buf_printf(out, "  %-14s %s\n", _("commit:"), bd->commit);
-	if (bd->date)
-		ab_buf_printf(out, "  %-14s %s\n", _("date:"), bd->date);
-	{
-		char *rel = ab_kernel_release(bd);
-		if (rel)
-			ab_buf_printf(out, "  %-14s %s\n", _("uname -r:"), rel);
-		free(rel);
-	}
+	char *rel = ab_kernel_release(bd);
+
+	ab_buf_printf(out, "%-16s ", label);
+	text_str(out, bd->id);
+	ab_buf_puts(out, "\n");
+	text_field(out, _("version:"), bd->version);
+	text_field(out, _("commit:"), bd->commit);
+	text_field(out, _("date:"), bd->date);
+	text_field(out, _("uname -r:"), rel);
+	free(rel);
 }
 
 char *ab_report_text(const ab_bisect *b)
 {
 	size_t lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine), i;
 	const ab_build *old = &b->index->builds[lo], *nw = &b->index->builds[hi];
-	char *cmp = ab_index_compare_url(b->index, lo, hi);
+	char *cmp = compare_url(b, lo, hi);
 	int fix = b->opt.find_fix;
 	ab_buf out = {0};
 	unsigned probes = 0, unavailable = 0, skipped = 0;
@@ -138,30 +191,41 @@ char *ab_report_text(const ab_bisect *b)
 	switch (b->result) {
 	case AB_RESULT_FOUND:
 		ab_buf_puts(&out, fix ? _("The fix is in build ") : _("The first bad build is "));
-		ab_buf_printf(&out, "%s.\n\n", nw->id);
+		text_str(&out, nw->id);
+		ab_buf_puts(&out, ".\n\n");
 		break;
 	case AB_RESULT_INCONCLUSIVE:
 		ab_buf_printf(&out, fix ? _("Inconclusive: the fix is in one of %zu builds:")
 				       : _("Inconclusive: the first bad build is one of %zu builds:"),
 			      hi - lo);
-		for (i = lo + 1; i <= hi && i <= lo + 20; i++)
-			ab_buf_printf(&out, " %s", b->index->builds[i].id);
+		for (i = lo + 1; i <= hi && i <= lo + 20; i++) {
+			ab_buf_puts(&out, " ");
+			text_str(&out, b->index->builds[i].id);
+		}
 		if (hi - lo > 20)
 			ab_buf_puts(&out, " ...");
 		ab_buf_puts(&out, "\n");
 		ab_buf_puts(&out, _("The builds between them could not be tested (skipped, failed or unavailable).\n\n"));
 		break;
-	default:
+	default: {
+		char *from = ab_esc_term(b->index->builds[lo + 1].id), *to = ab_esc_term(nw->id);
+
 		ab_buf_printf(&out, _("Stopped with %zu candidate builds left, from %s to %s.\n\n"),
-			      hi - lo, b->index->builds[lo + 1].id, nw->id);
+			      hi - lo, from, to);
+		free(from);
+		free(to);
 		break;
+	}
 	}
 	describe_build(&out, fix ? _("Last bad build:") : _("Last good build:"), old);
 	describe_build(&out, b->result == AB_RESULT_FOUND
 			     ? (fix ? _("First good build:") : _("First bad build:"))
 			     : (fix ? _("Known good build:") : _("Known bad build:")), nw);
-	if (cmp)
-		ab_buf_printf(&out, "\n%s %s\n", _("Changes between them:"), cmp);
+	if (cmp) {
+		ab_buf_printf(&out, "\n%s ", _("Changes between them:"));
+		text_str(&out, cmp);
+		ab_buf_puts(&out, "\n");
+	}
 	commits_between(&out, old, nw);
 	ab_buf_printf(&out, "\n");
 	/* Split so that each number gets its own plural form. */
@@ -183,45 +247,54 @@ char *ab_report_text(const ab_bisect *b)
 			      ab_bisect_waited(b));
 	for (i = 0; i < b->nsteps; i++) {
 		const ab_step *s = &b->steps[i];
-		if (s->by == AB_BY_UNAVAILABLE)
-			ab_buf_printf(&out, _("  unavailable: %s (%s)\n"),
-				      b->index->builds[s->index].id, s->reason ? s->reason : "");
+		if (s->by == AB_BY_UNAVAILABLE) {
+			char *id = ab_esc_term(b->index->builds[s->index].id);
+			char *why = ab_esc_term(s->reason ? s->reason : "");
+
+			ab_buf_printf(&out, _("  unavailable: %s (%s)\n"), id, why);
+			free(id);
+			free(why);
+		}
 	}
-	if (old->commit && nw->commit && b->result != AB_RESULT_ABORTED) {
+	if (git_commands(old, nw) && b->result != AB_RESULT_ABORTED) {
 		ab_buf_puts(&out, "\n");
-		if (b->index->vcs_url)
+		if (b->index->vcs_url) {
+			char *url = ab_esc_term(b->index->vcs_url);
+
 			ab_buf_printf(&out, _("If more than one commit lies between these builds, narrow it down with\nlocal builds in a clone of %s:\n"),
-				      b->index->vcs_url);
-		else
+				      url);
+			free(url);
+		} else {
 			ab_buf_puts(&out, _("If more than one commit lies between these builds, narrow it down with\nlocal builds in a clone of the source:\n"));
-		ab_buf_printf(&out, "  git log --oneline %s..%s\n", old->commit, nw->commit);
-		if (fix)
-			ab_buf_printf(&out, "  git bisect start --term-old=broken --term-new=fixed %s %s\n",
-				      nw->commit, old->commit);
-		else
-			ab_buf_printf(&out, "  git bisect start %s %s\n", nw->commit, old->commit);
+		}
+		put_git_commands(&out, "  ", old, nw, fix);
 	}
 	free(cmp);
 	return ab_buf_steal(&out);
 }
 
-/* A table cell: '|' and line breaks would break the row. */
+/* A table cell: escaped Markdown text (a '|' or a line break would
+ * also break the row). */
 static void md_cell(ab_buf *out, const char *s)
 {
 	ab_buf_puts(out, " ");
-	if (!s || !*s) {
+	if (!s || !*s)
 		ab_buf_puts(out, "-");
-	} else {
-		for (; *s; s++) {
-			if (*s == '|')
-				ab_buf_puts(out, "\\|");
-			else if (*s == '\n' || *s == '\r')
-				ab_buf_puts(out, " ");
-			else
-				ab_buf_append(out, s, 1);
-		}
-	}
+	else
+		ab_esc_md_to(out, s);
 	ab_buf_puts(out, " |");
+}
+
+/* s as Markdown text, in a new string; NULL stays NULL. */
+static char *md(const char *s)
+{
+	ab_buf t = {0};
+
+	if (!s)
+		return NULL;
+	ab_buf_puts(&t, "");
+	ab_esc_md_to(&t, s);
+	return ab_buf_steal(&t);
 }
 
 static void md_build_row(ab_buf *out, const char *label, const ab_build *bd)
@@ -247,68 +320,105 @@ static int is_linux(const ab_index *idx)
 	return 0;
 }
 
+/* s for inside `...`, where Markdown reads nothing but a backtick: those
+ * become ', controls as ab_esc_term shows them. */
+static char *md_code(const char *s)
+{
+	char *t = ab_esc_term(s), *p;
+
+	for (p = t; *p; p++)
+		if (*p == '`')
+			*p = '\'';
+	return t;
+}
+
+/* The title line: what was bisected and where the change is. */
+static void md_title(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi, int fix, int found)
+{
+	char *what = md(b->index->name ? b->index->name : b->index->label);
+	char *id = md(b->index->builds[hi].id);
+
+	if (found)
+		ab_buf_printf(out, fix ? _("## %s: fixed in build %s\n\n") : _("## %s: regression in build %s\n\n"),
+			      what, id);
+	else
+		ab_buf_printf(out, fix ? _("## %s: fixed in one of %zu builds\n\n")
+				       : _("## %s: regression in one of %zu builds\n\n"),
+			      what, hi - lo);
+	free(what);
+	free(id);
+}
+
+/* The kernels' releases, the candidates, the compare link, the count of
+ * commits and the git commands: what comes between the table and the steps. */
+static void md_middle(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi, int fix, int found)
+{
+	const ab_build *old = &b->index->builds[lo], *nw = &b->index->builds[hi];
+	char *ro = ab_kernel_release(old), *rn = ab_kernel_release(nw), *cmp = compare_url(b, lo, hi);
+	size_t i;
+
+	if (ro || rn) {
+		char *eo = md_code(ro ? ro : "?"), *en = md_code(rn ? rn : "?");
+
+		ab_buf_printf(out, _("\nKernels (uname -r): %s `%s`, %s `%s`.\n"),
+			      fix ? _("last bad") : _("last good"), eo,
+			      found ? (fix ? _("first good") : _("first bad"))
+				    : (fix ? _("known good") : _("known bad")), en);
+		free(eo);
+		free(en);
+	}
+	free(ro);
+	free(rn);
+	if (!found) {
+		ab_buf_puts(out, "\n");
+		ab_buf_puts(out, _("Candidates (they could not be told apart):"));
+		for (i = lo + 1; i <= hi && i <= lo + 50; i++) {
+			ab_buf_puts(out, " ");
+			ab_esc_md_to(out, b->index->builds[i].id);
+		}
+		if (hi - lo > 50)
+			ab_buf_puts(out, " ...");
+		ab_buf_puts(out, "\n");
+	}
+	if (cmp) {
+		ab_buf_printf(out, "\n%s ", _("Changes between them:"));
+		ab_esc_md_url_to(out, cmp);
+		ab_buf_puts(out, "\n");
+	}
+	free(cmp);
+	if (old->position >= 0 && nw->position > old->position) {
+		ab_buf_puts(out, "\n");
+		commits_between(out, old, nw);
+	}
+	if (git_commands(old, nw)) {
+		ab_buf_puts(out, "\n");
+		if (b->index->vcs_url) {
+			char *url = md(b->index->vcs_url);
+
+			ab_buf_printf(out, _("To narrow it down to one commit with local builds, in a clone of %s:\n\n"),
+				      url);
+			free(url);
+		} else {
+			ab_buf_puts(out, _("To narrow it down to one commit with local builds, in a clone of the source:\n\n"));
+		}
+		put_git_commands(out, "    ", old, nw, fix);
+	}
+}
+
 char *ab_report_markdown(const ab_bisect *b)
 {
 	size_t lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine), i;
 	const ab_build *old = &b->index->builds[lo], *nw = &b->index->builds[hi];
-	char *cmp = ab_index_compare_url(b->index, lo, hi);
 	int fix = b->opt.find_fix, found = b->result == AB_RESULT_FOUND;
-	const char *what = b->index->name ? b->index->name : b->index->label;
 	ab_buf out = {0};
 
-	if (found)
-		ab_buf_printf(&out, fix ? _("## %s: fixed in build %s\n\n") : _("## %s: regression in build %s\n\n"),
-			      what, nw->id);
-	else
-		ab_buf_printf(&out, fix ? _("## %s: fixed in one of %zu builds\n\n")
-				       : _("## %s: regression in one of %zu builds\n\n"),
-			      what, hi - lo);
+	md_title(&out, b, lo, hi, fix, found);
 	ab_buf_printf(&out, "| | %s | %s | %s | %s |\n|---|---|---|---|---|\n", _("build"),
 		      _("version"), _("commit"), _("date"));
 	md_build_row(&out, fix ? _("last bad") : _("last good"), old);
 	md_build_row(&out, found ? (fix ? _("first good") : _("first bad"))
 				 : (fix ? _("known good") : _("known bad")), nw);
-	{
-		char *ro = ab_kernel_release(old), *rn = ab_kernel_release(nw);
-
-		if (ro || rn)
-			ab_buf_printf(&out, _("\nKernels (uname -r): %s `%s`, %s `%s`.\n"),
-				      fix ? _("last bad") : _("last good"), ro ? ro : "?",
-				      found ? (fix ? _("first good") : _("first bad"))
-					    : (fix ? _("known good") : _("known bad")),
-				      rn ? rn : "?");
-		free(ro);
-		free(rn);
-	}
-	if (!found) {
-		ab_buf_puts(&out, "\n");
-		ab_buf_puts(&out, _("Candidates (they could not be told apart):"));
-		for (i = lo + 1; i <= hi && i <= lo + 50; i++)
-			ab_buf_printf(&out, " `%s`", b->index->builds[i].id);
-		if (hi - lo > 50)
-			ab_buf_puts(&out, " ...");
-		ab_buf_puts(&out, "\n");
-	}
-	if (cmp)
-		ab_buf_printf(&out, "\n%s %s\n", _("Changes between them:"), cmp);
-	if (old->position >= 0 && nw->position > old->position) {
-		ab_buf_puts(&out, "\n");
-		commits_between(&out, old, nw);
-	}
-	if (old->commit && nw->commit) {
-		ab_buf_puts(&out, "\n");
-		if (b->index->vcs_url)
-			ab_buf_printf(&out, _("To narrow it down to one commit with local builds, in a clone of %s:\n\n"),
-				      b->index->vcs_url);
-		else
-			ab_buf_puts(&out, _("To narrow it down to one commit with local builds, in a clone of the source:\n\n"));
-		ab_buf_printf(&out, "    git log --oneline %s..%s\n", old->commit, nw->commit);
-		if (fix)
-			ab_buf_printf(&out, "    git bisect start --term-old=broken --term-new=fixed %s %s\n",
-				      nw->commit, old->commit);
-		else
-			ab_buf_printf(&out, "    git bisect start %s %s\n", nw->commit, old->commit);
-	}
+	md_middle(&out, b, lo, hi, fix, found);
 	ab_buf_printf(&out, "\n### %s\n\n| # | %s | %s | %s |\n|---|---|---|---|\n", _("Steps"),
 		      _("build"), _("verdict"), _("by"));
 	for (i = 0; i < b->nsteps; i++) {
@@ -330,12 +440,21 @@ char *ab_report_markdown(const ab_bisect *b)
 		ab_buf_puts(&out, "\n");
 	}
 	ab_buf_printf(&out, "\n");
-	ab_buf_printf(&out, _("Found with artbisect %s over %s (%zu builds, %u tested)%s.\n"),
-		      PACKAGE_VERSION, b->index->source_url, b->index->nbuilds, b->tested,
-		      fix ? _(", looking for the fix") : "");
-	if (found && !fix && is_linux(b->index))
-		ab_buf_printf(&out, "\n#regzbot introduced: %s..%s\n",
-			      old->commit ? old->commit : old->id, nw->commit ? nw->commit : nw->id);
-	free(cmp);
+	{
+		char *src = md(b->index->source_url);
+
+		ab_buf_printf(&out, _("Found with artbisect %s over %s (%zu builds, %u tested)%s.\n"),
+			      PACKAGE_VERSION, src, b->index->nbuilds, b->tested,
+			      fix ? _(", looking for the fix") : "");
+		free(src);
+	}
+	/* Read by a bot at the start of a line: object names or escaped ids. */
+	if (found && !fix && is_linux(b->index)) {
+		char *o = md(old->commit ? old->commit : old->id), *n = md(nw->commit ? nw->commit : nw->id);
+
+		ab_buf_printf(&out, "\n#regzbot introduced: %s..%s\n", o, n);
+		free(o);
+		free(n);
+	}
 	return ab_buf_steal(&out);
 }

@@ -463,49 +463,21 @@ int ab_session_apply(const ab_session *s, ab_bisect *b, int by_replay, ab_error 
 	return 0;
 }
 
-char *ab_shell_quote(const char *s)
-{
-	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				   "0123456789._+-/:=@%,^";
-	const unsigned char *p;
-	ab_buf b = {0};
-	int control = 0;
-
-	if (*s && strspn(s, safe) == strlen(s))
-		return ab_xstrdup(s);
-	for (p = (const unsigned char *)s; *p; p++)
-		control |= *p < 0x20 || *p == 0x7f;
-	if (control) {
-		/* $'...' keeps a line break on one line, as bash and zsh read it. */
-		ab_buf_puts(&b, "$'");
-		for (p = (const unsigned char *)s; *p; p++) {
-			if (*p == '\\' || *p == '\'')
-				ab_buf_printf(&b, "\\%c", *p);
-			else if (*p < 0x20 || *p == 0x7f)
-				ab_buf_printf(&b, "\\x%02x", *p);
-			else
-				ab_buf_append(&b, p, 1);
-		}
-		ab_buf_puts(&b, "'");
-		return ab_buf_steal(&b);
-	}
-	ab_buf_puts(&b, "'");
-	for (; *s; s++) {
-		if (*s == '\'')
-			ab_buf_puts(&b, "'\\''");
-		else
-			ab_buf_append(&b, s, 1);
-	}
-	ab_buf_puts(&b, "'");
-	return ab_buf_steal(&b);
-}
-
 /* Any line break or other control character in a comment becomes a
- * space, so that one step stays one line. */
+ * space, so that one step stays one line and the terminal the log is
+ * shown on reads no escape (C1 controls and DEL included). */
 static void put_comment(ab_buf *out, const char *s)
 {
-	for (; *s; s++)
-		ab_buf_append(out, (unsigned char)*s < 0x20 ? " " : s, 1);
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) {
+			ab_buf_puts(out, " ");
+			p++;
+		} else {
+			ab_buf_append(out, *p < 0x20 || *p == 0x7f ? (const unsigned char *)" " : p, 1);
+		}
+	}
 }
 
 char *ab_session_log(const ab_session *s)
@@ -531,7 +503,8 @@ char *ab_session_log(const ab_session *s)
 		const ab_session_step *st = &s->steps[i];
 		char *q = ab_shell_quote(st->id);
 
-		ab_buf_printf(&out, "artbisect %s %s", ab_term_name(st->verdict), q);
+		/* "--": an id may start with '-' (it is no option). */
+		ab_buf_printf(&out, "artbisect %s -- %s", ab_term_name(st->verdict), q);
 		free(q);
 		ab_buf_printf(&out, "  # %s", ab_by_name(st->by));
 		if (st->reason) {
@@ -716,6 +689,9 @@ ab_session *ab_session_parse_log(const char *text, const char *label, ab_error *
 					     _("%s, line %u: a verdict before the start line"), label, lineno);
 				goto bad;
 			}
+			/* "bad -- ID", as the log writes it, or "bad ID". */
+			if (n - first == 3 && !strcmp(w[first + 1], "--"))
+				first++;
 			if (n - first != 2) {
 				ab_error_set(err, AB_EXIT_USAGE,
 					     _("%s, line %u: expected '%s ID'"), label, lineno, w[first]);

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include "bisect.h"
+#include "escape.h"	/* ab_shell_quote, for logs and hints */
 #include "error.h"
 #include "util.h"
 
@@ -92,7 +93,5 @@ char *ab_session_log(const ab_session *s);
  * (exit 2) naming the line. */
 ab_session *ab_session_parse_log(const char *text, const char *label, ab_error *err);
 
-/* Shell-quotes s when it needs it (for logs and hints). Caller frees. */
-char *ab_shell_quote(const char *s);
 
 #endif

@@ -194,7 +194,7 @@ for v in skip skip skip skip skip skip skip skip skip skip skip skip skip skip s
 done
 is "$rc" 1 "every build skipped: the last verdict exits 1"
 like "$(cat "$T/skip.out")" 'Inconclusive' "and prints an inconclusive report"
-like "$(ab log)" 'artbisect skip b0200  # unavailable: ' "the log keeps the unavailable build and why"
+like "$(ab log)" 'artbisect skip -- b0200  # unavailable: ' "the log keeps the unavailable build and why"
 
 # --- the Markdown report ---------------------------------------------------
 ab reset > /dev/null
@@ -213,7 +213,7 @@ md=$(cat "$T/report.md")
 like "$md" '^## linux-next kernels: regression in build b0123' "report: a title naming the build"
 like "$md" '\| last good \| b0122 \| 1\.0\.122 \| [0-9a-f]{40} \| 2024-' "report: last good with version, commit, date"
 like "$md" '\| first bad \| b0123 \| 1\.0\.123 \| [0-9a-f]{40} \|' "report: first bad"
-like "$md" 'Changes between them: https://' "report: the compare URL"
+like "$md" 'Changes between them: <https://' "report: the compare URL"
 like "$md" '^3 commits lie between them' "report: how many commits, from the index's positions"
 like "$OUT" '3 commits lie between them' "the text report says it too"
 like "$md" '    git log --oneline [0-9a-f]{40}\.\.[0-9a-f]{40}' "report: git log OLD..NEW"

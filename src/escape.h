@@ -1,0 +1,49 @@
+/* escape.h - strings from an index or a farm made safe where they go.
+ *
+ * Owns the one rule per destination for text nobody here wrote (names,
+ * versions, dates, URLs, reasons): the terminal and the text report,
+ * the Markdown report, the links in it, and the shell, for the commands
+ * artbisect prints for people to paste. Also says which commits may be
+ * used at all. Pure: no I/O, no locale, no global state.
+ */
+#ifndef AB_ESCAPE_H
+#define AB_ESCAPE_H
+
+#include <stddef.h>
+#include "util.h"
+
+/* For a terminal: C0 control characters and DEL become \n, \r, \t or
+ * \xHH (ESC is \x1b), C1 controls (U+0080..U+009F) \u0080..\u009f, and
+ * bytes that are not UTF-8 \xHH; everything else is kept. keep_lines
+ * keeps \n and \t, for whole messages artbisect wrote around such
+ * strings. */
+void ab_esc_term_to(ab_buf *out, const char *s, int keep_lines);
+/* The same into a new string; NULL stays NULL. Caller frees. */
+char *ab_esc_term(const char *s);
+char *ab_esc_term_lines(const char *s);
+
+/* For Markdown text (a heading, a table cell, a sentence): < > & as
+ * entities, the characters that open emphasis, code, links, tables or
+ * math (\ ` * _ [ ] ( ) ~ | ! $) behind a backslash, line breaks and tabs
+ * as spaces, other controls as in ab_esc_term. The result cannot start
+ * a line, a link, an image or HTML. */
+void ab_esc_md_to(ab_buf *out, const char *s);
+
+/* 1 when url is an http:// or https:// URL (scheme in any case) with a
+ * host and no control character, 0 otherwise: only such URLs become
+ * links. */
+int ab_esc_is_web_url(const char *url);
+/* url as a Markdown autolink <...>, with spaces, controls, < > " ` \
+ * and bytes above 0x7f percent-encoded. Only for ab_esc_is_web_url. */
+void ab_esc_md_url_to(ab_buf *out, const char *url);
+
+/* 1 when s (n bytes) is a git object name: 7 to 64 hexadecimal digits
+ * (SHA-1 and SHA-256, abbreviated or whole). */
+int ab_is_object_name(const char *s, size_t n);
+
+/* Quotes s for a POSIX shell when it needs it: as is when it holds only
+ * safe characters, else in '...', or $'...' when it holds control
+ * characters (so that one line stays one line). Caller frees. */
+char *ab_shell_quote(const char *s);
+
+#endif
