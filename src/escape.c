@@ -4,32 +4,50 @@
 #include <strings.h>
 #include "escape.h"
 
-/* Length of the valid UTF-8 sequence at s (1..4), 0 when it is not one
- * (a stray continuation byte, an overlong form, a surrogate, a cut end). */
-static size_t utf8_len(const unsigned char *s)
+size_t ab_utf8_len(const unsigned char *s, size_t n, uint32_t *cp)
 {
-	size_t n, i;
-	unsigned cp;
+	size_t len, i;
+	uint32_t c;
 
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
+	if (n == 0)
 		return 0;
-	for (i = 1; i < n; i++) {
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	} else if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		c = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		c = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		c = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
+		c = (c << 6) | (s[i] & 0x3f);
 	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
+	/* Overlong forms, surrogates, beyond U+10FFFF. */
+	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
+	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
 		return 0;
-	return n;
+	*cp = c;
+	return len;
+}
+
+/* ab_utf8_len of a NUL-terminated string: a sequence cut by the end
+ * stops at the NUL, which is no continuation byte. */
+static size_t utf8_len(const unsigned char *s)
+{
+	uint32_t c;
+
+	return ab_utf8_len(s, 4, &c);
 }
 
 /* A C1 control (U+0080..U+009F) in UTF-8 at p. */

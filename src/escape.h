@@ -10,7 +10,13 @@
 #define AB_ESCAPE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "util.h"
+
+/* Length (1..4) of the valid UTF-8 sequence at s, which has n bytes
+ * left, with its code point in *cp; 0 when it is none (a stray
+ * continuation byte, an overlong form, a surrogate, a cut end). */
+size_t ab_utf8_len(const unsigned char *s, size_t n, uint32_t *cp);
 
 /* For a terminal: C0 control characters and DEL become \n, \r, \t or
  * \xHH (ESC is \x1b), C1 controls (U+0080..U+009F) \u0080..\u009f, and

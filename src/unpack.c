@@ -51,6 +51,7 @@ extern char **environ;
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "escape.h"
 #include "i18n.h"
 #include "unpack.h"
 #include "util.h"
@@ -79,42 +80,6 @@ extern char **environ;
 
 /* ---- rendering foreign text on one line ---- */
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	size_t len, i;
-	uint32_t c;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	} else if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		c = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		c = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		c = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates, beyond U+10FFFF. */
-	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
-	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		return 0;
-	*cp = c;
-	return len;
-}
-
 /* Characters a terminal or a reader would not show as themselves: C0 and
  * C1 controls, DEL, line and paragraph separators, bidi overrides. */
 static bool hidden_cp(uint32_t c)
@@ -135,7 +100,7 @@ static void render(ab_buf *b, const char *str)
 	while (i < n) {
 		char tmp[16];
 		uint32_t c;
-		size_t len = utf8_len(s + i, n - i, &c);
+		size_t len = ab_utf8_len(s + i, n - i, &c);
 
 		if (len == 0) {
 			snprintf(tmp, sizeof tmp, "\\x%02x", s[i]);
