@@ -50,6 +50,18 @@ static size_t utf8_len(const unsigned char *s)
 	return ab_utf8_len(s, 4, &c);
 }
 
+int ab_has_control(const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] == 0x7f ||
+		    (s[i] == 0xc2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] < 0xa0))
+			return 1;
+	return 0;
+}
+
 /* A C1 control (U+0080..U+009F) in UTF-8 at p. */
 static int is_c1(const unsigned char *p)
 {

@@ -18,6 +18,11 @@
  * continuation byte, an overlong form, a surrogate, a cut end). */
 size_t ab_utf8_len(const unsigned char *s, size_t n, uint32_t *cp);
 
+/* 1 when s[0..n) holds a control character: C0 (NUL too), DEL, or a C1
+ * control (U+0080..U+009F in UTF-8, which some terminals obey as ESC
+ * sequences do). Names holding one are refused where they are read. */
+int ab_has_control(const char *s, size_t n);
+
 /* For a terminal: C0 control characters and DEL become \n, \r, \t or
  * \xHH (ESC is \x1b), C1 controls (U+0080..U+009F) \u0080..\u009f, and
  * bytes that are not UTF-8 \xHH; everything else is kept. keep_lines

@@ -172,16 +172,6 @@ static int path_char_plain(unsigned char c)
 	return c && strchr("-._~/!$&'()*+,;=:@", c) != NULL;
 }
 
-static int has_control(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return 1;
-	return 0;
-}
-
 /* ---------------------------------------------------------------------
  * Public URL helpers
  */
@@ -1103,13 +1093,13 @@ static int read_build(struct parser *P, const json_t *o, ab_build *b, size_t pos
 		return r < 0 ? -1 : fail(P, "id", _("missing"));
 	if (!n)
 		return fail(P, "id", _("must not be empty"));
-	if (has_control(s, n))
+	if (ab_has_control(s, n))
 		return fail(P, "id", _("must not contain control characters"));
 	b->id = ab_arena_strndup(P->arena, s, n);
 
 	if ((r = get_str(P, o, "commit", &s, &n)) < 0)
 		return -1;
-	if (has_control(s, n))
+	if (ab_has_control(s, n))
 		return fail(P, "commit", _("must not contain control characters"));
 	/* An empty commit is no commit: {old}/{new} then use the id. Nor is
 	 * one that is not a git object name: it would reach the git

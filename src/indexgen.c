@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "deb.h"
 #include "digest.h"
+#include "escape.h"
 #include "i18n.h"
 #include "index.h"
 #include "indexgen.h"
@@ -256,13 +257,10 @@ static char *index_text(const char *s)
 {
 	json_t *j = json_string(s);
 	const unsigned char *p;
-	int plain = j != NULL;
+	int plain = j != NULL && !ab_has_control(s, strlen(s));
 	ab_buf b = {0};
 
 	json_decref(j);
-	for (p = (const unsigned char *)s; plain && *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			plain = 0;
 	if (plain)
 		return ab_xstrdup(s);
 	for (p = (const unsigned char *)s; *p; p++) {

@@ -45,7 +45,7 @@ ok "the cache of the session is still the one used" test -d "$T/rel/c/sha256"
 mkdir -p "$T/names/d"
 "$PYTHON3" - "$T/names/d" <<'PY'
 import io, os, sys, tarfile
-names = [b"app-1.tar.gz", b"app-2\xff.tar.gz", b"app-3\nx.tar.gz", b"app-4\x1b[31m.tar.gz"]
+names = [b"app-1.tar.gz", b"app-2\xff.tar.gz", b"app-3\nx.tar.gz", b"app-4\x1b[31m.tar.gz", b"app-5\xc2\x9b31m.tar.gz"]
 for i, name in enumerate(names):
     with tarfile.open(os.path.join(os.fsencode(sys.argv[1]), name), "w:gz") as t:
         data = b"#!/bin/sh\nexit %d\n" % (0 if i < 2 else 1)
@@ -59,5 +59,16 @@ unlike "$(cat "$T/names/index.json")" $'\x1b' "index: no raw ESC in what it wrot
 run "$ARTBISECT" --index "$T/names/index.json" --work-dir "$T/w-names" --cache-dir "$T/c" --probe ./app --json
 is "$RC" 0 "index: what it wrote loads and bisects"
 is "$(json_get "$T/run.out" first_new.id)" "app-3%0Ax" "index: the control character is written %XX in the id"
+like "$(cat "$T/names/index.json")" '"app-5%C2%9B31m"' "index: a C1 control (CSI) is written %XX too"
+# The loader refuses C1 controls in ids as it does C0 ones.
+"$PYTHON3" - "$T/names/index.json" "$T/names/c1.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["builds"][0]["id"] = "app-1\u009b31m"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run "$ARTBISECT" --index "$T/names/c1.json" --work-dir "$T/w-c1" --cache-dir "$T/c" --probe ./app
+is "$RC" 2 "an id with a C1 control is refused (exit 2)"
+like "$ERR" 'builds\[0\]\.id: must not contain control characters' "the refusal names the field"
 
 plan_done

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "farms/listing.h"
 #include "farms/names.h"
 #include "i18n.h"
@@ -74,7 +75,7 @@ static const char *bad_name(const char *name, size_t len)
 		return N_("the name holds a NUL byte");
 	if (memchr(name, '/', len))
 		return N_("the name holds a '/'");
-	if (ab_farm_has_control(name, len))
+	if (ab_has_control(name, len))
 		return N_("the name holds a control character");
 	if (!ab_farm_utf8_valid(name, len))
 		return N_("the name is not valid UTF-8");

@@ -16,16 +16,6 @@ bool ab_farm_utf8_valid(const char *str, size_t n)
 	return true;
 }
 
-bool ab_farm_has_control(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return true;
-	return false;
-}
-
 const char *ab_farm_quote(const char *s, size_t n, char *buf, size_t size)
 {
 	size_t i = 0, o = 0, k;

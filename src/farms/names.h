@@ -10,8 +10,6 @@
 /* Whether s[0..n) is valid UTF-8: no overlong form, no surrogate,
  * nothing beyond U+10FFFF. */
 bool ab_farm_utf8_valid(const char *s, size_t n);
-/* Whether s[0..n) holds a byte below 0x20 (NUL too) or 0x7f. */
-bool ab_farm_has_control(const char *s, size_t n);
 /* A copy of s[0..n) fit for a one-line message: at most 100 bytes,
  * control bytes (a line break, an escape sequence) and bytes that are
  * not UTF-8 made '?'. Returns buf. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "farms/names.h"
 #include "farms/sums.h"
 #include "i18n.h"
@@ -89,7 +90,7 @@ static char *check_name(struct parser *P, const char *name, size_t len)
 	ab_farm_quote(name, len, q, sizeof q);
 	if (len == 0)
 		return fail(P, _("the file name is empty")), NULL;
-	if (ab_farm_has_control(name, len))
+	if (ab_has_control(name, len))
 		return fail(P, _("the file name \"%s\" holds a control character"), q), NULL;
 	if (!ab_farm_utf8_valid(name, len))
 		return fail(P, _("the file name \"%s\" is not valid UTF-8"), q), NULL;
