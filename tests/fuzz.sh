@@ -3,7 +3,7 @@
 # loaders, the yum repository metadata parsers and the farm parsers
 # (directory listings, checksum files), built here with clang under
 # AddressSanitizer and UndefinedBehaviorSanitizer and run briefly from seed inputs. Set
-# FUZZ_SECONDS for a longer run (default 20 s per target).
+# FUZZ_SECONDS for a longer run (default 12 s per target).
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
 
@@ -55,7 +55,7 @@ printf "artbisect start --index \$'a\\\\nb' --probe 'it'\\\\''s'\nbad x  # probe
 cp -R "$TESTS_SRCDIR/fuzz/corpus-listing" "$T/seed-listing"
 cp -R "$TESTS_SRCDIR/fuzz/corpus-sums" "$T/seed-sums"
 
-secs=${FUZZ_SECONDS:-20}
+secs=${FUZZ_SECONDS:-12}
 for target in fuzz-index fuzz-session fuzz-repodata fuzz-listing fuzz-sums; do
 	corpus="$T/corpus-$target"
 	mkdir -p "$corpus"
