@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "bisect.h"
 #include "i18n.h"
 #include "prefetch.h"
@@ -476,17 +477,43 @@ static void probe_spec(ab_bisect *b, size_t idx, const char *root, const char *a
 	spec->cancel = b->opt.cancel;
 }
 
+/* The first probe of a run exited 126 or 127 because its program is
+ * missing or not executable (a relative path meant from where artbisect
+ * was started, a typo): then every build would be "bad" and the answer
+ * a confident wrong one, so the run stops, as git bisect run does. 1
+ * with err when that is so. */
+static int probe_could_not_run(const ab_bisect *b, const char *root, const ab_probe_result *res,
+			       ab_error *err)
+{
+	char *why = NULL, *cwd = getcwd(NULL, 0);
+	int rc = ab_probe_cannot_run(b->opt.probe, root, cwd, res->status, &why);
+
+	if (rc)
+		ab_error_set(err, AB_EXIT_ABORTED,
+			     _("the probe could not be run (exit %d from '%s' in %s): %s; stopping"),
+			     res->status, b->opt.probe, root, why);
+	free(why);
+	free(cwd);
+	return rc;
+}
+
 /* A finished probe's verdict: 0 with *t and *by; 1 when the run must
- * stop (the probe aborted it), -1 when it was interrupted; err says. */
-static int probe_verdict(ab_bisect *b, size_t idx, const ab_probe_result *res, ab_term *t,
-			 ab_by *by, ab_error *err)
+ * stop (the probe aborted it, or could not run), -1 when it was
+ * interrupted; err says. */
+static int probe_verdict(ab_bisect *b, size_t idx, const char *root, const ab_probe_result *res,
+			 ab_term *t, ab_by *by, ab_error *err)
 {
 	const ab_build *bd = &b->index->builds[idx];
+	int first = b->probes_run++ == 0;
 
 	*by = AB_BY_PROBE;
 	switch (res->outcome) {
 	case AB_PROBE_GOOD: *t = AB_TERM_GOOD; return 0;
-	case AB_PROBE_BAD: *t = AB_TERM_BAD; return 0;
+	case AB_PROBE_BAD:
+		if (first && probe_could_not_run(b, root, res, err))
+			return 1;
+		*t = AB_TERM_BAD;
+		return 0;
 	case AB_PROBE_SKIP: *t = AB_TERM_SKIP; return 0;
 	case AB_PROBE_TIMEOUT:
 		*t = b->opt.timeout_skip ? AB_TERM_SKIP : AB_TERM_BAD;
@@ -549,7 +576,7 @@ static int judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, s
 	probe_spec(b, idx, *root, *artifacts, &spec);
 	if (ab_probe_run(&spec, &res, err) < 0)
 		return -1;
-	rc = probe_verdict(b, idx, &res, &t, &by, err);
+	rc = probe_verdict(b, idx, *root, &res, &t, &by, err);
 	if (rc != 0)
 		return rc;
 	ab_bisect_record(b, idx, t, by, res.seconds, wait, NULL);
@@ -668,7 +695,7 @@ static int job_verdict(ab_bisect *b, const ab_bisect_callbacks *cb, job *j, ab_e
 		*err = j->err;
 		return -1;
 	}
-	rc = probe_verdict(b, j->idx, &j->res, &t, &by, err);
+	rc = probe_verdict(b, j->idx, j->root, &j->res, &t, &by, err);
 	if (rc == 0 && ab_bisect_record(b, j->idx, t, by, j->res.seconds, j->wait, NULL) ==
 	    AB_ENGINE_OK && cb->verdict)
 		cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);

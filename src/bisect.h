@@ -92,6 +92,9 @@ struct ab_bisect {
 	size_t nsteps, steps_cap;
 	unsigned tested;	/* builds probed or judged by the person */
 	unsigned probe_step;	/* ARTBISECT_STEP of the next probe */
+	unsigned probes_run;	/* probe verdicts in this process: the first
+				 * 126 or 127 is checked for a probe that
+				 * could not run at all */
 	struct ab_prefetch *prefetch;	/* during ab_bisect_run, when enabled */
 	int64_t downloaded;	/* artifact bytes received over the network by
 				 * the session, prefetch included (atomic) */

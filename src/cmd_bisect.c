@@ -849,6 +849,28 @@ static int ctx_open_saved(ctx *c, int lock, int need_cache)
 	return need_cache ? ctx_open_cache(c) : 0;
 }
 
+/* "artbisect good" with --work-dir when it is not the default, for hints. */
+static char *hint_command(const ctx *c, const char *word)
+{
+	char *q, *s;
+
+	if (!c->cli->work_dir)
+		return ab_xasprintf("artbisect %s", word);
+	q = ab_shell_quote(c->cli->work_dir);
+	s = ab_xasprintf("artbisect %s --work-dir %s", word, q);
+	free(q);
+	return s;
+}
+
+/* Where the session is kept, and the command that goes on with it. */
+static void say_kept(const ctx *c)
+{
+	char *run = hint_command(c, "run");
+
+	fprintf(stderr, _("The session is kept in %s; to go on: %s\n"), c->work_dir, run);
+	free(run);
+}
+
 /* ---- running with a probe or the prompt ---- */
 
 static int ctx_run(ctx *c)
@@ -908,8 +930,7 @@ static int ctx_run(ctx *c)
 			json_decref(rep);
 		}
 		if (!c->cli->quiet)
-			fprintf(stderr, _("The session is kept in %s: 'artbisect run' goes on from here.\n"),
-				c->work_dir);
+			say_kept(c);
 		return status;
 	}
 	if (b->result == AB_RESULT_ABORTED) {
@@ -921,8 +942,7 @@ static int ctx_run(ctx *c)
 	if (b->result == AB_RESULT_ABORTED && c->err.msg[0])
 		ab_message("%s", c->err.msg);
 	if (b->result == AB_RESULT_ABORTED && !c->cli->quiet)
-		fprintf(stderr, _("The session is kept in %s: 'artbisect run' goes on from here.\n"),
-			c->work_dir);
+		say_kept(c);
 	return ctx_report(c);
 }
 
@@ -1072,19 +1092,6 @@ int ab_cmd_run(ab_cli *cli, int argc, char **argv)
 }
 
 /* ---- testing by hand: start, good/bad/skip, replay ---- */
-
-/* "artbisect good" with --work-dir when it is not the default, for hints. */
-static char *hint_command(const ctx *c, const char *word)
-{
-	char *q, *s;
-
-	if (!c->cli->work_dir)
-		return ab_xasprintf("artbisect %s", word);
-	q = ab_shell_quote(c->cli->work_dir);
-	s = ab_xasprintf("artbisect %s --work-dir %s", word, q);
-	free(q);
-	return s;
-}
 
 /* What to do next, in plain words, on standard output. */
 static void say_next(ctx *c, size_t idx, const char *root, const char *artifacts)

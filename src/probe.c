@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "escape.h"
 #include "i18n.h"
 #include "probe.h"
 #include "util.h"
@@ -35,6 +36,109 @@ ab_probe_outcome ab_probe_outcome_of(int wstatus)
 }
 
 extern char **environ;
+
+/* Words the shell runs itself: no file is needed for them. */
+static int shell_word(const char *w)
+{
+	static const char *const words[] = {
+		"!", ".", ":", "[", "alias", "break", "case", "cd", "command", "continue",
+		"echo", "eval", "exec", "exit", "export", "false", "for", "getopts",
+		"if", "kill", "printf", "pwd", "read", "readonly", "return", "set",
+		"shift", "test", "times", "trap", "true", "type", "ulimit", "umask",
+		"unset", "until", "wait", "while", "{", "(",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (!strcmp(w, words[i]))
+			return 1;
+	return 0;
+}
+
+/* The command's first word when the command starts with a plain one
+ * (no quotes, expansions or assignments), else NULL. Caller frees. */
+static char *first_word(const char *command)
+{
+	const char *p = command, *q;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	for (q = p; *q && *q != ' ' && *q != '\t' && *q != ';' && *q != '&' && *q != '|' &&
+		    *q != '\n'; q++)
+		if (strchr("'\"\\$`=<>(){}*?[~#", *q))
+			return NULL;
+	return q > p ? ab_xstrndup(p, (size_t)(q - p)) : NULL;
+}
+
+/* Whether name is an executable file in one of $PATH's directories. */
+static int on_path(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+	int found = 0;
+
+	for (p = path ? path : "/usr/bin:/bin"; !found; p = colon + 1) {
+		char *dir, *file;
+
+		colon = strchr(p, ':');
+		dir = colon ? ab_xstrndup(p, (size_t)(colon - p)) : ab_xstrdup(p);
+		file = ab_path_join(*dir ? dir : ".", name);
+		found = access(file, X_OK) == 0;
+		free(dir);
+		free(file);
+		if (!colon)
+			break;
+	}
+	return found;
+}
+
+int ab_probe_cannot_run(const char *command, const char *root, const char *cwd, int status,
+			char **why)
+{
+	char *w = first_word(command), *file = NULL, *there = NULL;
+	const char *what;
+	int missing;
+
+	*why = NULL;
+	if (!w || (status != 126 && status != 127) || shell_word(w)) {
+		free(w);
+		return 0;
+	}
+	if (!strchr(w, '/')) {
+		if (on_path(w)) {
+			free(w);
+			return 0;
+		}
+		*why = ab_xasprintf(_("%s is not a command on $PATH"), w);
+		free(w);
+		return 1;
+	}
+	file = w[0] == '/' ? ab_xstrdup(w) : ab_path_join(root, w);
+	missing = access(file, F_OK) != 0;
+	if (!missing && access(file, X_OK) == 0) {
+		free(file);
+		free(w);
+		return 0;
+	}
+	what = missing ? _("does not exist") : _("is not executable");
+	if (w[0] != '/' && cwd && (there = ab_path_join(cwd, w + 2 * !strncmp(w, "./", 2))) &&
+	    access(there, F_OK) == 0) {
+		/* The same command with the path that was meant. */
+		const char *rest = strstr(command, w) + strlen(w);
+		char *fixed = ab_xasprintf("%s%s", there, rest);
+		char *q = ab_shell_quote(fixed);
+
+		*why = ab_xasprintf(_("%s %s in the build's root, where the probe runs; it is in %s, "
+				      "where artbisect was started: give its absolute path, --probe %s"),
+				    w, what, cwd, q);
+		free(q);
+		free(fixed);
+	} else
+		*why = ab_xasprintf(_("%s %s"), file, what);
+	free(there);
+	free(file);
+	free(w);
+	return 1;
+}
 
 /* The probe's environment, made before fork(): after fork() in a
  * process with threads (prefetch, multisection) the child may only make

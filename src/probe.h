@@ -48,6 +48,17 @@ typedef struct ab_probe_result {
 /* Maps a wait status to an outcome (exposed for tests). */
 ab_probe_outcome ab_probe_outcome_of(int wstatus);
 
+/* Whether a probe that exited 126 or 127 could not be run at all: its
+ * program (the command's first word, when that is a plain word) is not
+ * in root (a path: relative ones are taken from root, where the probe
+ * runs), not on $PATH (a name that is no shell builtin), or is not
+ * executable. 1 with *why (caller frees) saying what and, for a relative
+ * path found in cwd instead, that it is there; 0 when the program is
+ * there or the command is not a simple one (then its status is a
+ * verdict, as the contract says). Looks at files, never runs one. */
+int ab_probe_cannot_run(const char *command, const char *root, const char *cwd, int status,
+			char **why);
+
 /* Runs the probe and waits for it. -1 with err (exit 3) when it could not
  * be started at all. */
 int ab_probe_run(const ab_probe_spec *spec, ab_probe_result *res, ab_error *err);

@@ -182,10 +182,8 @@ ab_answer ab_prompt_ask(ab_prompt *p, const ab_bisect *b, size_t idx, const char
 			return AB_ANSWER_BAD;
 		if (is(line, "s", "skip"))
 			return AB_ANSWER_SKIP;
-		if (is(line, "q", "quit")) {
-			fprintf(stderr, _("The session is kept; 'artbisect run' goes on from here.\n"));
-			return AB_ANSWER_QUIT;
-		}
+		if (is(line, "q", "quit"))
+			return AB_ANSWER_QUIT;	/* the caller says how to go on */
 		if (is(line, "h", "shell")) {
 			run_shell(root);
 			continue;

@@ -88,7 +88,8 @@ is "$(grep -c 'Running ./usr/bin/app in .*/9-b0009' <<<"$OUT")" 2 "retry runs it
 person '[["good or bad\\?[^\\n]*: $", "g\n"], ["good or bad\\?[^\\n]*: $", "q\n"], ["never", ""]]' \
 	"${A[@]}" --work-dir "$T/w5"
 is "$RC" 4 "quit: exit 4"
-like "$OUT" "'artbisect run' goes on from here" "quit says how to go on"
+like "$OUT" "The session is kept in $T/w5; to go on: artbisect run --work-dir $T/w5" "quit says how to go on, with the work directory"
+is "$(grep -c 'The session is kept' <<<"$OUT")" 1 "quit says it once"
 is "$("$ARTBISECT" status --json --work-dir "$T/w5" | json_get - steps.0.verdict)" good "the answer before quit is saved"
 person '[]' "$ARTBISECT" run --work-dir "$T/w5"
 is "$RC" 0 "run after quit: found"

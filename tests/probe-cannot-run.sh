@@ -1,0 +1,56 @@
+#!/bin/bash
+# A probe that cannot run (issue 20, part 1): its first run exits 126 or
+# 127 because its program is missing or not executable, so every build
+# would be "bad" and the answer a confident wrong one. artbisect stops
+# with exit 4 and says why, naming a relative path that exists where it
+# was started; a probe whose program is there and exits 127 on purpose
+# still gives a verdict, as the contract says.
+set -u
+. "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
+
+mkfarm --out "$T/farm" --builds 40 --culprit 23
+start_server "$T/farm"
+mkdir -p "$T/here"
+printf '#!/bin/sh\nexec ./usr/bin/app\n' > "$T/here/myprobe.sh"
+chmod +x "$T/here/myprobe.sh"
+ab() { "$ARTBISECT" --index "$BASE/index.json" --cache-dir "$T/cache" "$@"; }
+
+# A relative path meant from where artbisect was started.
+run bash -c "cd '$T/here' && '$ARTBISECT' --index '$BASE/index.json' --cache-dir '$T/cache' \
+	--work-dir '$T/w1' --probe './myprobe.sh --quiet'"
+is "$RC" 4 "a probe not found in the root: exit 4, not a wrong answer"
+like "$ERR" "the probe could not be run \\(exit 127 from '\\./myprobe\\.sh --quiet' in $T/w1/roots/[0-9]+-b[0-9]+\\)" \
+	"the message names the command, its exit status and the directory it ran in"
+like "$ERR" "it is in $T/here, where artbisect was started: give its absolute path, --probe '$T/here/myprobe\\.sh --quiet'" \
+	"the message names the file where artbisect was started and the --probe to give"
+unlike "$OUT" 'The first bad build' "no first bad build is reported"
+like "$ERR" "to go on: artbisect run --work-dir $T/w1" "it says how to go on"
+# The fix as suggested, pasted: the session goes on and finds the culprit.
+fixed=$(grep -o -- "--probe '[^']*'" "$T/run.err" | head -n 1 | sed "s/^--probe '//; s/'\$//")
+run "$ARTBISECT" run --work-dir "$T/w1" --probe "$fixed"
+is "$RC" 0 "run with the suggested --probe: found"
+like "$OUT" 'The first bad build is b0023' "run with the suggested --probe: the right build"
+
+# A misspelt command name.
+run ab --work-dir "$T/w2" --probe 'no-such-probe-command --x'
+is "$RC" 4 "a command not on \$PATH: exit 4"
+like "$ERR" 'no-such-probe-command is not a command on \$PATH' "the message says it is not on \$PATH"
+
+# A file that is there but not executable (the shell says 126).
+run ab --work-dir "$T/w3" --probe './usr/share/app/version'
+is "$RC" 4 "a probe that is not executable: exit 4"
+like "$ERR" 'usr/share/app/version is not executable' "the message says it is not executable"
+
+# Under --jobs, whichever probe ends first stops the run the same way.
+run ab --work-dir "$T/w4" --jobs 3 --probe './myprobe.sh'
+is "$RC" 4 "--jobs 3: a probe not found stops the run too"
+
+# The program is there and exits 127 on purpose: a verdict (bad).
+run ab --work-dir "$T/w5" --json --probe 'sh -c "exit 127"'
+is "$RC" 0 "a probe that runs and exits 127 gives a verdict"
+is "$(json_get "$T/run.out" first_new.id)" b0001 "every build is bad: the first after good"
+# And 127 on a later build than the first is a verdict too.
+run ab --work-dir "$T/w6" --json --probe 'test "$ARTBISECT_STEP" = 1 && ./usr/bin/app || exit 127'
+is "$RC" 0 "127 after the first run is a verdict"
+
+plan_done
