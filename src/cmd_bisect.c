@@ -31,9 +31,11 @@
 #include "util.h"
 
 /* The JSON on standard output: non-ASCII as \uXXXX, so that a C1
- * control in an id (U+009B is CSI to some terminals) is no raw byte on
- * a terminal; the values stay exactly the index's. */
-#define AB_JSON_OUT (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII)
+ * control in a string (U+009B is CSI to some terminals) is no raw byte
+ * on a terminal; the values stay exactly the index's. Reals with 15
+ * digits: seconds rounded to the millisecond read 0.03, not
+ * 0.029999999999999999. */
+#define AB_JSON_OUT (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15))
 
 /* The largest index document we read (a 1M-build index is ~300 MB). */
 #define INDEX_MAX_BYTES ((size_t)1 << 30)

@@ -38,6 +38,8 @@ run "$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app --json --no-pr
 echo "$OUT" > "$T/plain.json"
 is "$RC/$(json_get "$T/plain.json" first_new.id)" 0/b0009 "no prefetch: found b0009"
 is "$(check_waits "$T/plain.json" 0.45 2>&1)" ok "no prefetch: each step waited for its download; the total is their sum"
+# Numbers as people and jq expect them: 0.03, not 0.029999999999999999.
+unlike "$(cat "$T/plain.json")" '[0-9]\.[0-9]{7,}' "the JSON report writes no number with more than 6 decimals"
 
 # The text report says it in a line of its own.
 rm -rf "$T/work" "$T/cache"
