@@ -43,6 +43,8 @@
 
 #define MAX_INDEX_BYTES ((size_t)1 << 30)	/* 1 GiB: jansson needs about 8 times that */
 #define MIN_PREFIX 7
+/* Ids longer than this are not looked at for "did you mean". */
+#define NEAR_LEN_MAX 128
 /* The longest string field (an URL with a long query fits). */
 #define MAX_FIELD 65536
 #define CLIP 200		/* longest piece of the document quoted back */
@@ -775,6 +777,76 @@ static int all_hex(const char *s)
 	return 1;
 }
 
+/* Edit distance (insert, delete, replace, swap of neighbours) between
+ * a and b, or more than max when it is: typos in --good and --bad. */
+static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb, size_t max)
+{
+	size_t rows[3][NEAR_LEN_MAX + 1], *p2 = rows[0], *p1 = rows[1], *cur = rows[2], i, j;
+
+	if ((na > nb ? na - nb : nb - na) > max || na > NEAR_LEN_MAX || nb > NEAR_LEN_MAX)
+		return max + 1;
+	for (j = 0; j <= nb; j++)
+		p1[j] = j;
+	for (i = 1; i <= na; i++) {
+		size_t best = cur[0] = i;
+
+		for (j = 1; j <= nb; j++) {
+			size_t d = p1[j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (p1[j] + 1 < d)
+				d = p1[j] + 1;
+			if (cur[j - 1] + 1 < d)
+				d = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    p2[j - 2] + 1 < d)
+				d = p2[j - 2] + 1;
+			cur[j] = d;
+			if (d < best)
+				best = d;
+		}
+		if (best > max)
+			return max + 1;
+		{
+			size_t *t = p2;
+			p2 = p1;
+			p1 = cur;
+			cur = t;
+		}
+	}
+	return p1[nb];
+}
+
+/* ", did you mean X?" (or "one of X, Y, Z") for the ids nearest to
+ * name, as git does for a mistyped command; "" when none is near. */
+static void nearest_ids(const ab_index *idx, const char *name, char *out, size_t size)
+{
+	size_t n = strlen(name), max = n <= 4 ? 1 : 2, best = max + 1, found = 0, i;
+	const char *hit[3];
+	int len;
+
+	out[0] = '\0';
+	for (i = 0; i < idx->nbuilds; i++) {
+		const char *id = idx->builds[i].id;
+		size_t d = edit_distance(name, n, id, strlen(id), best < max ? best : max);
+
+		if (d > max || d > best)
+			continue;
+		if (d < best) {
+			best = d;
+			found = 0;
+		}
+		if (found < 3)
+			hit[found++] = id;
+	}
+	if (!found)
+		return;
+	len = found == 1 ? snprintf(out, size, _("; did you mean %s?"), hit[0])
+		: found == 2 ? snprintf(out, size, _("; did you mean one of %s, %s?"), hit[0], hit[1])
+		: snprintf(out, size, _("; did you mean one of %s, %s, %s?"), hit[0], hit[1], hit[2]);
+	if (len < 0)
+		out[0] = '\0';
+}
+
 ssize_t ab_index_find(const ab_index *idx, const char *name, ab_error *err)
 {
 	const struct ab_index_lookup *L = idx->lookup;
@@ -829,14 +901,19 @@ ssize_t ab_index_find(const ab_index *idx, const char *name, ab_error *err)
 				return -1;
 			}
 		}
-	} else if (hi > lo || all_hex(name)) {
-		ab_error_set(err, AB_EXIT_USAGE,
-			     _("unknown build '%s' (not an id or commit in %s; commit prefixes need at least %d characters)"),
-			     name, label, MIN_PREFIX);
-		return -1;
 	}
-	ab_error_set(err, AB_EXIT_USAGE, _("unknown build '%s' (not an id or commit in %s)"),
-		     name, label);
+	{
+		char near[3 * NEAR_LEN_MAX + 64];
+
+		nearest_ids(idx, name, near, sizeof near);
+		if (n < MIN_PREFIX && (hi > lo || all_hex(name)))
+			ab_error_set(err, AB_EXIT_USAGE,
+				     _("unknown build '%s' (not an id or commit in %s; commit prefixes need at least %d characters)%s"),
+				     name, label, MIN_PREFIX, near);
+		else
+			ab_error_set(err, AB_EXIT_USAGE, _("unknown build '%s' (not an id or commit in %s)%s"),
+				     name, label, near);
+	}
 	return -1;
 }
 

@@ -493,6 +493,13 @@ static void test_lookup(void)
 	tap_ok(ab_index_find(idx, "nope", &err) == -1 && err.code == AB_EXIT_USAGE &&
 	       !strcmp(err.msg, "unknown build 'nope' (not an id or commit in index.json)"),
 	       "unknown name: %s", err.msg);
+	tap_ok(ab_index_find(idx, "nxet-1", &err) == -1 && err.code == AB_EXIT_USAGE &&
+	       strstr(err.msg, "; did you mean next-1?"),
+	       "a typo (two letters swapped): the nearest id is suggested: %s", err.msg);
+	tap_ok(ab_index_find(idx, "next-", &err) == -1 && strstr(err.msg, "did you mean one of next-1, next-2, next-3?"),
+	       "several ids as near: three are suggested: %s", err.msg);
+	tap_ok(ab_index_find(idx, "xxxxxxxxxx", &err) == -1 && !strstr(err.msg, "did you mean"),
+	       "nothing near: no suggestion: %s", err.msg);
 	tap_ok(ab_index_find(idx, "3f4d1b", &err) == -1 && err.code == AB_EXIT_USAGE &&
 	       strstr(err.msg, "unknown build '3f4d1b'") && strstr(err.msg, "commit prefixes need at least 7 characters"),
 	       "short prefix: %s", err.msg);
