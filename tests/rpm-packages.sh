@@ -9,7 +9,7 @@ set -u
 : "${TESTDATA:=$(cd "$TESTS_SRCDIR/../.." 2>/dev/null && pwd)/shared/testdata}"
 R=$TESTDATA/rpm-org
 [ -n "${TESTDATA:-}" ] && [ -d "$R" ] ||
-	skip_all "the rpm-org test packages are not here (configure --with-testdata=DIR)"
+	skip_all "rpm.org's test packages are not in '${TESTDATA:-}'; for the full run, ./configure --with-testdata=DIR where DIR/rpm-org holds them (the project's shared/testdata)"
 need_cmd gpg
 
 KEY=$R/rpm.org-rsa-2048-test.pub
