@@ -102,6 +102,28 @@ typedef struct ctx {
 	int has_current;
 } ctx;
 
+/* "artbisect good" with --work-dir when it is not the default, for hints. */
+static char *hint_command(const ctx *c, const char *word)
+{
+	char *q, *s;
+
+	if (!c->cli->work_dir)
+		return ab_xasprintf("artbisect %s", word);
+	q = ab_shell_quote(c->cli->work_dir);
+	s = ab_xasprintf("artbisect %s --work-dir %s", word, q);
+	free(q);
+	return s;
+}
+
+/* Where the session is kept, and the command that goes on with it. */
+static void say_kept(const ctx *c)
+{
+	char *run = hint_command(c, "run");
+
+	fprintf(stderr, _("The session is kept in %s; to go on: %s\n"), c->work_dir, run);
+	free(run);
+}
+
 static void ctx_begin(ctx *c, ab_cli *cli, int argc, char **argv)
 {
 	memset(c, 0, sizeof *c);
@@ -682,9 +704,12 @@ static int existing_session(ctx *c, size_t good_idx, size_t bad_idx)
 	if (!s)
 		return -1;
 	if ((!strcmp(s->result, "found") || !strcmp(s->result, "inconclusive")) && s->nkernels) {
+		char *reset = hint_command(c, "reset");
+
 		ab_error_set(&c->err, AB_EXIT_USAGE,
-			     _("the finished session in %s installed kernels on this machine; 'artbisect reset' removes them first"),
-			     c->work_dir);
+			     _("the finished session in %s installed kernels on this machine; '%s' removes them first"),
+			     c->work_dir, reset);
+		free(reset);
 		ab_session_free(s);
 		return -1;
 	}
@@ -701,11 +726,15 @@ static int existing_session(ctx *c, size_t good_idx, size_t bad_idx)
 	       same_str(argv_value(s->argv, "--package"), c->cli->package);
 	if (same) {
 		c->sess = s;
-		if (!c->cli->quiet)
-			fprintf(stderr, ngettext("Continuing the session in %s (%zu verdict kept; 'artbisect reset' starts over).\n",
-						 "Continuing the session in %s (%zu verdicts kept; 'artbisect reset' starts over).\n",
+		if (!c->cli->quiet) {
+			char *reset = hint_command(c, "reset");
+
+			fprintf(stderr, ngettext("Continuing the session in %s (%zu verdict kept; '%s' starts over).\n",
+						 "Continuing the session in %s (%zu verdicts kept; '%s' starts over).\n",
 						 s->nsteps),
-				c->work_dir, s->nsteps);
+				c->work_dir, s->nsteps, reset);
+			free(reset);
+		}
 		return 1;
 	}
 	if (ab_prompt_possible()) {
@@ -727,10 +756,16 @@ static int existing_session(ctx *c, size_t good_idx, size_t bad_idx)
 			     c->work_dir);
 		return -1;
 	}
-	ab_error_set(&c->err, AB_EXIT_USAGE,
-		     _("a session for another range (%s to %s, %zu verdicts) is in progress in %s: "
-		       "'artbisect run' continues it, 'artbisect reset' removes it, or use another --work-dir"),
-		     s->good, s->bad, s->nsteps, c->work_dir);
+	{
+		char *run = hint_command(c, "run"), *reset = hint_command(c, "reset");
+
+		ab_error_set(&c->err, AB_EXIT_USAGE,
+			     _("a session for another range (%s to %s, %zu verdicts) is in progress in %s: "
+			       "'%s' continues it, '%s' removes it, or use another --work-dir"),
+			     s->good, s->bad, s->nsteps, c->work_dir, run, reset);
+		free(run);
+		free(reset);
+	}
 	ab_session_free(s);
 	return -1;
 }
@@ -849,28 +884,6 @@ static int ctx_open_saved(ctx *c, int lock, int need_cache)
 	if (!strcmp(c->sess->result, "aborted") && c->b->result == AB_RESULT_RUNNING)
 		c->b->result = AB_RESULT_ABORTED;
 	return need_cache ? ctx_open_cache(c) : 0;
-}
-
-/* "artbisect good" with --work-dir when it is not the default, for hints. */
-static char *hint_command(const ctx *c, const char *word)
-{
-	char *q, *s;
-
-	if (!c->cli->work_dir)
-		return ab_xasprintf("artbisect %s", word);
-	q = ab_shell_quote(c->cli->work_dir);
-	s = ab_xasprintf("artbisect %s --work-dir %s", word, q);
-	free(q);
-	return s;
-}
-
-/* Where the session is kept, and the command that goes on with it. */
-static void say_kept(const ctx *c)
-{
-	char *run = hint_command(c, "run");
-
-	fprintf(stderr, _("The session is kept in %s; to go on: %s\n"), c->work_dir, run);
-	free(run);
 }
 
 /* ---- running with a probe or the prompt ---- */
@@ -1274,8 +1287,10 @@ int ab_cmd_verdict(ab_cli *cli, int argc, char **argv)
 		goto out;
 	}
 	if (c.b->result == AB_RESULT_FOUND || c.b->result == AB_RESULT_INCONCLUSIVE) {
-		ab_message(_("the session in %s has ended already; 'artbisect reset' clears it"),
-			   c.work_dir);
+		char *reset = hint_command(&c, "reset");
+
+		ab_message(_("the session in %s has ended already; '%s' clears it"), c.work_dir, reset);
+		free(reset);
 		status = ctx_report(&c);
 		goto out;
 	}

@@ -108,8 +108,14 @@ run ab --index "$BASE/index.json" --good b0010 --bad b0290 --probe ./usr/bin/app
 is "$RC" 2 "a new range while a session runs, no terminal: exit 2"
 like "$ERR" "a session for another range \\(b0000 to b0299, 4 verdicts\\) is in progress" \
 	"it says so and names the session"
-like "$ERR" "'artbisect run' continues it, 'artbisect reset' removes it" "it says what to do"
+like "$ERR" "'artbisect run --work-dir $W' continues it, 'artbisect reset --work-dir $W' removes it" \
+	"it says what to do, with the work directory"
 is "$(status_of steps.3.id)" b0130 "the session is untouched"
+# Typed as suggested, from another directory, it names this session
+# (asked with status, so that the session stays as it is).
+suggested=$(grep -o "'artbisect run [^']*'" "$T/run.err" | head -n 1 | tr -d "'")
+run bash -c "cd / && '$ARTBISECT' status ${suggested#artbisect run } --json"
+is "$RC/$(echo "$OUT" | json_get - steps.3.id)" 0/b0130 "the suggested --work-dir, pasted elsewhere, names this session"
 run ab --index "$BASE/index.json" --probe ./usr/bin/app --json
 is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0123 "the same range: the session is continued to the end"
 like "$ERR" 'Continuing the session in .* \(4 verdicts kept' "it says it continues"
