@@ -19,7 +19,7 @@
 
 static void usage(FILE *out)
 {
-	fputs(_("Usage: artbisect index [--output FILE] [--name TEXT] [--base-url URL] PATH...\n"
+	fputs(_("Usage: artbisect index [--output FILE] [--name TEXT] [--base-url URL] [--package NAME]... PATH...\n"
 		"Write an artifact index for the packages and archives in PATHs.\n"
 		"\n"
 		"  PATH                    a file or a directory (searched recursively) holding\n"
@@ -29,6 +29,8 @@ static void usage(FILE *out)
 		"                          output, URLs relative to the current directory)\n"
 		"  --name TEXT             the index's name\n"
 		"  --base-url URL          put URL in front of every artifact path\n"
+		"  --package NAME          take only the packages named NAME (repeatable); needed\n"
+		"                          when PATHs hold packages of several projects\n"
 		"  --help\n"
 		"\n"
 		"Packages are ordered by version comparison (rpm's or Debian's) and grouped\n"
@@ -41,46 +43,57 @@ int ab_cmd_index(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "base-url", required_argument, NULL, 'b' },
+		{ "package", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	ab_indexgen_options opt = { NULL, NULL, NULL };
+	ab_indexgen_options opt;
+	const char **packages = ab_xcalloc((size_t)argc, sizeof *packages);
 	ab_error err = {0};
 	char *text;
 	int c, status = 0;
 
+	memset(&opt, 0, sizeof opt);
+	opt.packages = packages;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (c) {
 		case 'o': opt.output = optarg; break;
 		case 'n': opt.name = optarg; break;
+		case 'p': packages[opt.npackages++] = optarg; break;
 		case 'b':
 			if (strncmp(optarg, "http://", 7) && strncmp(optarg, "https://", 8) &&
 			    strncmp(optarg, "file://", 7)) {
 				ab_message(_("--base-url: expected an http://, https:// or file:// URL, got '%s'"),
 					   optarg);
+				free(packages);
 				return AB_EXIT_USAGE;
 			}
 			opt.base_url = optarg;
 			break;
 		case 'h':
 			usage(stdout);
+			free(packages);
 			return 0;
 		case ':':
 			ab_message(_("%s needs a value"), argv[optind - 1]);
+			free(packages);
 			return AB_EXIT_USAGE;
 		default:
 			ab_message(_("unknown option '%s' (see artbisect index --help)"), argv[optind - 1]);
+			free(packages);
 			return AB_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
 		ab_message(_("artbisect index needs at least one PATH (see artbisect index --help)"));
+		free(packages);
 		return AB_EXIT_USAGE;
 	}
 	ab_digest_init();
 	text = ab_indexgen((const char *const *)argv + optind, (size_t)(argc - optind), &opt, &err);
+	free(packages);
 	if (!text) {
 		ab_message("%s", err.msg);
 		ab_rpm_cleanup();

@@ -324,6 +324,101 @@ static int read_package(found *f, ab_error *err)
 	return 0;
 }
 
+/* ---- which packages make the builds ----
+ * Packages of one project share versions: kernel, kernel-core and
+ * kernel-modules 6.8.1-300 are one build. Names that never meet in a
+ * version (tzdata and openssl in one download folder) are projects of
+ * their own, and interleaving them by version would bisect nonsense. */
+
+static int cmp_name_ptr(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static size_t name_slot(const char **names, size_t n, const char *name)
+{
+	const char **p = bsearch(&name, names, n, sizeof *names, cmp_name_ptr);
+
+	return (size_t)(p - names);
+}
+
+static size_t find_root(size_t *parent, size_t i)
+{
+	while (parent[i] != i)
+		i = parent[i] = parent[parent[i]];
+	return i;
+}
+
+/* The projects of the packages of l (sorted by version), as groups of
+ * names that meet in some version. -1 with err naming them when there
+ * is more than one. */
+static int one_project(const list *l, ab_error *err)
+{
+	const char **names = ab_xcalloc(l->n ? l->n : 1, sizeof *names);
+	size_t n = 0, i, j, *parent, projects = 0;
+	ab_buf b = {0};
+
+	for (i = 0; i < l->n; i++)
+		names[n++] = l->v[i].info.name;
+	qsort(names, n, sizeof *names, cmp_name_ptr);
+	for (i = j = 0; i < n; i++)
+		if (!j || strcmp(names[j - 1], names[i]))
+			names[j++] = names[i];
+	n = j;
+	parent = ab_xcalloc(n ? n : 1, sizeof *parent);
+	for (i = 0; i < n; i++)
+		parent[i] = i;
+	for (i = 0; i + 1 < l->n; i++)
+		if (ab_pkg_vercmp(&l->v[i].info, &l->v[i + 1].info) == 0)
+			parent[find_root(parent, name_slot(names, n, l->v[i].info.name))] =
+				find_root(parent, name_slot(names, n, l->v[i + 1].info.name));
+	for (i = 0; i < n; i++) {
+		if (find_root(parent, i) != i)
+			continue;
+		ab_buf_printf(&b, "%s%s", projects ? "; " : "", names[i]);
+		for (j = 0; j < n; j++)
+			if (j != i && find_root(parent, j) == i)
+				ab_buf_printf(&b, ", %s", names[j]);
+		projects++;
+	}
+	if (projects > 1)
+		ab_error_set(err, AB_EXIT_USAGE,
+			     _("the packages are of %zu projects (%s): name the one to index with --package NAME"),
+			     projects, b.data);
+	ab_buf_free(&b);
+	free(parent);
+	free(names);
+	return projects > 1 ? -1 : 0;
+}
+
+/* Keeps the packages opt->packages names; -1 with err when none is left. */
+static int take_packages(list *l, const ab_indexgen_options *opt, ab_error *err)
+{
+	size_t i, k, kept = 0;
+
+	for (i = 0; i < l->n; i++) {
+		found *f = &l->v[i];
+
+		for (k = 0; k < opt->npackages && strcmp(f->info.name, opt->packages[k]); k++)
+			;
+		if (k < opt->npackages) {
+			l->v[kept++] = *f;
+			continue;
+		}
+		free(f->path);
+		free(f->filename);
+		free(f->evr);
+		ab_pkg_info_free(&f->info);
+	}
+	l->n = kept;
+	if (!kept) {
+		ab_error_set(err, AB_EXIT_USAGE, _("no package named %s%s here"), opt->packages[0],
+			     opt->npackages > 1 ? _(" (or the other names given)") : "");
+		return -1;
+	}
+	return 0;
+}
+
 /* The directory relative URLs start from: the output file's, or the cwd. */
 static char *base_dir(const char *output, ab_error *err)
 {
@@ -430,14 +525,9 @@ char *ab_indexgen(const char *const *paths, size_t n, const ab_indexgen_options 
 		goto out;
 	for (i = 0; i < l.n; i++) {
 		found *f = &l.v[i];
-		ab_error herr = {0};
 
 		if ((f->type == AB_ART_RPM || f->type == AB_ART_DEB) && read_package(f, err) < 0)
 			goto out;
-		if (ab_sha256_file(f->path, f->sha256, &herr) < 0) {
-			ab_error_set(err, AB_EXIT_FAILURE, "%s", herr.msg);
-			goto out;
-		}
 		npackages += f->is_package;
 	}
 	if (npackages && npackages != l.n) {
@@ -454,7 +544,19 @@ char *ab_indexgen(const char *const *paths, size_t n, const ab_indexgen_options 
 			goto out;
 		}
 	}
+	if (npackages && opt->npackages && take_packages(&l, opt, err) < 0)
+		goto out;
 	qsort(l.v, l.n, sizeof *l.v, cmp_found);
+	if (npackages && !opt->npackages && one_project(&l, err) < 0)
+		goto out;
+	for (i = 0; i < l.n; i++) {
+		ab_error herr = {0};
+
+		if (ab_sha256_file(l.v[i].path, l.v[i].sha256, &herr) < 0) {
+			ab_error_set(err, AB_EXIT_FAILURE, "%s", herr.msg);
+			goto out;
+		}
+	}
 
 	root = json_object();
 	json_object_set_new(root, "format", json_string("artbisect-index"));

@@ -18,11 +18,17 @@ typedef struct ab_indexgen_options {
 	const char *output;	/* where the index will be written (relative URLs
 				 * are made relative to its directory), or NULL
 				 * for standard output: relative to the cwd */
+	const char *const *packages;	/* package names to take (--package), or
+				 * NULL: all, when they are one project's */
+	size_t npackages;
 } ab_indexgen_options;
 
 /* The index document for the files under paths (files or directories,
  * searched recursively), as UTF-8 JSON text ending in a newline. NULL with
- * err: exit 2 for a path that does not exist or holds no artifact. */
+ * err: exit 2 for a path that does not exist or holds no artifact, and
+ * for packages of several projects (names that never share a version,
+ * such as tzdata and openssl, unlike kernel and kernel-core) unless
+ * opt->packages names the ones to take. */
 char *ab_indexgen(const char *const *paths, size_t n, const ab_indexgen_options *opt,
 		  ab_error *err);
 

@@ -116,4 +116,34 @@ run "$ARTBISECT" index --output /nonexistent-dir/index.json "$T/named"
 is "$RC" 2 "output in a missing directory: exit 2"
 ok "index --help" "$ARTBISECT" index --help
 
+# Packages of two projects in one folder (what a download folder holds)
+# are not interleaved by version: the names are given, --package picks.
+mkfarm --out "$T/tz" --format deb --builds 6 --culprit 3 --package-name tzdata
+mkfarm --out "$T/ssl" --format deb --builds 12 --culprit 9 --package-name openssl
+mkdir -p "$T/two-projects"
+# (Versions of their own, as two projects have: openssl 1.0.6 on.)
+cp "$T/tz/builds/"*.deb "$T/ssl/builds/"*_1.0.{6,7,8,9,10,11}-1_*.deb "$T/two-projects/"
+run "$ARTBISECT" index "$T/two-projects"
+is "$RC" 2 "packages of two projects: exit 2"
+like "$ERR" 'the packages are of 2 projects \((openssl; tzdata|tzdata; openssl)\): name the one to index with --package NAME' \
+	"packages of two projects: both are named, and --package"
+run "$ARTBISECT" index --package tzdata --output "$T/two-projects/index.json" "$T/two-projects"
+is "$RC" 0 "--package tzdata: exit 0"
+is "$("$PYTHON3" -c 'import json,sys; print(sorted({a["name"] for b in json.load(open(sys.argv[1]))["builds"] for a in b["artifacts"]}))' "$T/two-projects/index.json")" \
+	"['tzdata']" "--package tzdata: only tzdata's packages"
+run "$ARTBISECT" --index "$T/two-projects/index.json" --probe ./usr/bin/app --json \
+	--work-dir "$T/w-tz" --cache-dir "$T/c-tz"
+is "$RC/$(json_get "$T/run.out" first_new.id)" 0/1.0.3-1 "--package tzdata: the index bisects tzdata"
+run "$ARTBISECT" index --package nosuch "$T/two-projects"
+is "$RC" 2 "--package naming no package here: exit 2"
+# Subpackages of one project share versions: one build each, as before.
+mkfarm --out "$T/kcore" --format deb --builds 4 --culprit 2 --package-name kernel-core
+mkfarm --out "$T/kmod" --format deb --builds 4 --culprit 2 --package-name kernel-modules
+mkdir -p "$T/one-project"
+cp "$T/kcore/builds/"*.deb "$T/kmod/builds/"*.deb "$T/one-project/"
+run "$ARTBISECT" index "$T/one-project"
+is "$RC" 0 "subpackages that share versions: one project"
+is "$(echo "$OUT" | "$PYTHON3" -c 'import json,sys; d=json.load(sys.stdin); print(len(d["builds"]), len(d["builds"][0]["artifacts"]))')" \
+	"4 2" "subpackages: one build per version, with both packages"
+
 plan_done
