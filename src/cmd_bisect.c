@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include "bisect.h"
 #include "cache.h"
@@ -19,6 +20,7 @@
 #include "filemap.h"
 #include "i18n.h"
 #include "index.h"
+#include "indexgen.h"
 #include "probe.h"
 #include "progress.h"
 #include "prompt.h"
@@ -286,19 +288,68 @@ static int ctx_load_mapped_index(ctx *c, const char *url)
 }
 
 /* The index named on the command line (or in the session's options). */
+/* A local directory of builds as a farm: the index `artbisect index DIR`
+ * would write, made in memory (and kept as the session's snapshot). A
+ * yum repository (DIR/repodata/repomd.xml) is read as one instead. 1
+ * when dir is no such directory, else 0 or -1 with c->err. */
+static int ctx_index_directory(ctx *c, const char *url)
+{
+	char *dir = ab_index_local_path(url), *repomd, *virt, *src;
+	const char *paths[1], *package = c->cli->package;
+	ab_indexgen_options o;
+	struct stat st;
+
+	if (!dir || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		free(dir);
+		return 1;
+	}
+	repomd = ab_path_join(dir, "repodata/repomd.xml");
+	if (access(repomd, F_OK) == 0) {
+		free(repomd);
+		free(dir);
+		return 1;
+	}
+	free(repomd);
+	memset(&o, 0, sizeof o);
+	virt = ab_path_join(dir, "index.json");	/* URLs relative to dir */
+	o.output = virt;
+	o.packages = package ? &package : NULL;
+	o.npackages = package ? 1 : 0;
+	paths[0] = dir;
+	ab_digest_init();
+	c->index_buf = ab_indexgen(paths, 1, &o, &c->err);
+	if (c->index_buf) {
+		c->index_len = strlen(c->index_buf);
+		c->index_bytes = c->index_buf;
+		src = ab_index_source_url(virt, &c->err);
+		if (src)
+			c->idx = ab_index_parse(c->index_bytes, c->index_len, src, &c->err);
+		free(src);
+	}
+	free(virt);
+	free(dir);
+	return c->idx ? 0 : -1;
+}
+
 static int ctx_read_index(ctx *c)
 {
 	const ab_cli *cli = c->cli;
 	char *url;
 	int rc;
 
-	if (cli->package) {
-		c->idx = ab_repodata_load(cli->index, cli->package, &c->fopt, &c->err);
-		return c->idx ? 0 : -1;
-	}
 	url = ab_index_source_url(cli->index, &c->err);
 	if (!url)
 		return -1;
+	rc = ctx_index_directory(c, url);
+	if (rc <= 0) {
+		free(url);
+		return rc;
+	}
+	if (cli->package) {
+		free(url);
+		c->idx = ab_repodata_load(cli->index, cli->package, &c->fopt, &c->err);
+		return c->idx ? 0 : -1;
+	}
 	rc = ctx_load_mapped_index(c, url);
 	if (rc <= 0) {
 		free(url);

@@ -2314,7 +2314,7 @@ static ab_index *parse_once(const char *data, size_t len, const char *source_url
 	for (i = 0; i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'); i++)
 		;
 	if (i == len) {
-		ab_error_set(err, AB_EXIT_USAGE, _("%s: the document is empty"), idx->label);
+		ab_error_set(err, AB_EXIT_USAGE, _("%s: the document is empty; expected an artifact index (JSON, docs/index-format.md), a yum repository or a directory of builds"), idx->label);
 		goto out;
 	}
 	P.doc = data;

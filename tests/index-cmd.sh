@@ -136,6 +136,26 @@ run "$ARTBISECT" --index "$T/two-projects/index.json" --probe ./usr/bin/app --js
 is "$RC/$(json_get "$T/run.out" first_new.id)" 0/1.0.3-1 "--package tzdata: the index bisects tzdata"
 run "$ARTBISECT" index --package nosuch "$T/two-projects"
 is "$RC" 2 "--package naming no package here: exit 2"
+# A directory as --index is a farm: what `artbisect index DIR` writes,
+# read in memory; --package picks among projects as it does there.
+run "$ARTBISECT" --index "$T/tars/builds" --probe ./usr/bin/app --json \
+	--work-dir "$T/w-dir" --cache-dir "$T/c-dir"
+is "$RC" 0 "a directory of archives as --index: found"
+like "$(json_get "$T/run.out" first_new.id)" '^b[0-9]+$' "a directory as --index: the ids are the archives' names"
+run "$ARTBISECT" --index "$T/two-projects" --probe ./usr/bin/app --work-dir "$T/w-dir2" --cache-dir "$T/c-dir"
+is "$RC" 2 "a directory of two projects as --index: exit 2"
+like "$ERR" 'name the one to index with --package NAME' "a directory of two projects: says to name one"
+run "$ARTBISECT" --index "$T/two-projects" --package tzdata --probe ./usr/bin/app --json \
+	--work-dir "$T/w-dir3" --cache-dir "$T/c-dir"
+is "$RC/$(json_get "$T/run.out" first_new.id)" 0/1.0.3-1 "a directory with --package tzdata: bisects tzdata"
+mkdir -p "$T/nothing"
+run "$ARTBISECT" --index "$T/nothing" --probe ./usr/bin/app --work-dir "$T/w-dir4"
+is "$RC" 2 "an empty directory as --index: exit 2"
+like "$ERR" "no packages or archives found under $T/nothing" "an empty directory: says what was expected"
+: > "$T/empty.json"
+run "$ARTBISECT" --index "$T/empty.json" --probe ./usr/bin/app --work-dir "$T/w-dir5"
+like "$ERR" 'the document is empty; expected an artifact index' "an empty file: says what was expected"
+
 # Subpackages of one project share versions: one build each, as before.
 mkfarm --out "$T/kcore" --format deb --builds 4 --culprit 2 --package-name kernel-core
 mkfarm --out "$T/kmod" --format deb --builds 4 --culprit 2 --package-name kernel-modules
