@@ -1,7 +1,8 @@
 #!/bin/bash
 # The README says true things: its sample output is what the bundled
-# demo prints (timings aside), and the two command lines at its top are
-# the ones .ci/run takes. Runs data/demo/run-demo.sh, as `make demo` does.
+# demo prints (timings aside), the two command lines at its top are the
+# ones .ci/run takes, and every installed path it names is where `make
+# install` puts it. Runs data/demo/run-demo.sh, as `make demo` does.
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
 
@@ -31,5 +32,24 @@ first=$(awk '/^```/{n++; next} n==1 {print; exit}' "$README")
 second=$(awk '/^```/{n++; next} n==1 {l++; if (l==2) {print; exit}}' "$README")
 like "$first" '&& make demo$' "the README's first line ends by running the demo"
 like "$second" '&& make -j2 check$' "the README's second line ends by running the tests"
+
+# Every installed path the README names, after `make install` with
+# --prefix=/usr into a stage (the build's own prefix does not matter:
+# the paths are made from prefix when make runs).
+if [ -f "$TESTS_BUILDDIR/../Makefile" ]; then
+	run make -C "$TESTS_BUILDDIR/.." install prefix=/usr DESTDIR="$T/stage"
+	is "$RC" 0 "make install into a stage"
+	grep -o '/usr/[a-z]*/[A-Za-z0-9_./-]*' "$README" | grep -v '^/usr/bin/app' | sort -u > "$T/paths"
+	ok "the README names installed paths" test -s "$T/paths"
+	missing=
+	while read -r p; do
+		p=${p#/usr/local}	# a default install's path, named as one
+		p=/usr${p#/usr}
+		[ -e "$T/stage$p" ] || missing="$missing $p"
+	done < "$T/paths"
+	is "$missing" "" "every path the README names is installed there"
+else
+	skip "make install into a stage" "no Makefile beside the tests"
+fi
 
 plan_done
