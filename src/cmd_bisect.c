@@ -1491,8 +1491,13 @@ static void status_text(ctx *c)
 	default: printf(_("running.\n")); break;
 	}
 	printf(_("  index:      %s\n"), src);
-	printf(_("  range:      last %s %s, first %s %s\n"), ab_bisect_old_term(b), lo,
-	       ab_bisect_new_term(b), hi);
+	/* The words of the report: "first" only once it is found. */
+	if (b->result == AB_RESULT_FOUND)
+		printf(_("  range:      last %s %s, first %s %s\n"), ab_bisect_old_term(b), lo,
+		       ab_bisect_new_term(b), hi);
+	else
+		printf(_("  range:      last %s %s, known %s %s\n"), ab_bisect_old_term(b), lo,
+		       ab_bisect_new_term(b), hi);
 	printf(ngettext("  candidates: %zu build", "  candidates: %zu builds",
 			ab_engine_candidate_count(b->engine)),
 	       ab_engine_candidate_count(b->engine));

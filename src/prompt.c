@@ -129,7 +129,7 @@ static void list_left(const ab_bisect *b, size_t idx)
 		free(id);
 	}
 	id = ab_esc_term(b->index->builds[hi].id);
-	fprintf(stderr, _("  %-24s first %s so far\n"), id, ab_bisect_new_term(b));
+	fprintf(stderr, _("  %-24s known %s\n"), id, ab_bisect_new_term(b));
 	free(id);
 }
 

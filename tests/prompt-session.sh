@@ -56,12 +56,12 @@ A=("$ARTBISECT" --index "$T/farm/index.json" --cache-dir "$T/cache")
 person() { run env TERM=xterm "$PYTHON3" "$T/person.py" "$@"; }
 
 # list, then retry (a fresh root), then the answers.
-person '[["good or bad\\?[^\\n]*: $", "l\n"], ["first bad so far.*?: $", "r\n"], ["is ready in", ""]]' \
+person '[["good or bad\\?[^\\n]*: $", "l\n"], ["known bad.*?: $", "r\n"], ["is ready in", ""]]' \
 	"${A[@]}" --work-dir "$T/w1"
 is "$RC" 0 "list and retry, then answers: found"
 like "$OUT" 'b0009 +being tested' "list marks the build being tested"
 like "$OUT" 'b0000 +last good' "list names the last good build"
-like "$OUT" 'b0019 +first bad so far' "list names the first bad build so far"
+like "$OUT" 'b0019 +known bad' "list names the known bad build, in the report's words"
 is "$(sed 's/\x1b\[[0-9;]*m//g' <<<"$OUT" | grep -c 'Build b0009 is ready in')" 2 "retry prepares the build again"
 like "$OUT" 'The first bad build is b0013' "the report"
 like "$OUT" $'\e\\[1;33mb0009' "the build id is in color on a terminal"

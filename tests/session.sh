@@ -31,6 +31,8 @@ like "$OUT" '299 builds may be the first bad one; about 8 more steps' "start: ho
 like "$OUT" 'artbisect good --work-dir .* if it works' "start: what to type after testing"
 is "$(status_of result)" running "status: running"
 first=$(status_of current.id)
+run ab status
+like "$OUT" 'range: +last good b0000, known bad b0299' "status speaks as the report does: 'known bad' until it is found"
 is "$(ls -d "$W"/roots/*-"$first" | wc -l)" 1 "the build waiting is unpacked in its root"
 
 steps=0 last_rc=0 verdicts=""
