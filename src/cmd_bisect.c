@@ -65,16 +65,9 @@ static void catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* $XDG_<var> or ~/<fallback>, then /artbisect. */
-static char *xdg_dir(const char *var, const char *fallback)
+char *ab_default_work_dir(void)
 {
-	const char *v = getenv(var), *home = getenv("HOME");
-
-	if (v && v[0] == '/')
-		return ab_path_join(v, "artbisect");
-	if (!home || !*home)
-		home = "/tmp";
-	return ab_xasprintf("%s/%s/artbisect", home, fallback);
+	return ab_xdg_dir("XDG_STATE_HOME", ".local/state");
 }
 
 /* Everything one command holds. */
@@ -138,7 +131,7 @@ static void ctx_begin(ctx *c, ab_cli *cli, int argc, char **argv)
 	ab_fetch_global_init();
 	ab_progress_init(&c->prog, cli->quiet);
 	c->work_dir = cli->work_dir ? ab_xstrdup(cli->work_dir)
-				    : xdg_dir("XDG_STATE_HOME", ".local/state");
+				    : ab_default_work_dir();
 }
 
 /* Fetch settings and the cache directory, once cli is final. */

@@ -22,4 +22,8 @@ int ab_cmd_status(ab_cli *cli, int argc, char **argv);
 int ab_cmd_log(ab_cli *cli, int argc, char **argv);
 int ab_cmd_reset(ab_cli *cli, int argc, char **argv);
 
+/* $XDG_STATE_HOME/artbisect (or ~/.local/state/artbisect): the default
+ * work directory. */
+char *ab_default_work_dir(void);
+
 #endif

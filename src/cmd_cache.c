@@ -15,13 +15,7 @@
 
 char *ab_default_cache_dir(void)
 {
-	const char *v = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-
-	if (v && v[0] == '/')
-		return ab_path_join(v, "artbisect");
-	if (!home || !*home)
-		home = "/tmp";
-	return ab_xasprintf("%s/.cache/artbisect", home);
+	return ab_xdg_dir("XDG_CACHE_HOME", ".cache");
 }
 
 static void usage(FILE *out)

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cmd_bisect.h"
 #include "cmd_cache.h"
+#include "cmd_complete.h"
 #include "cmd_index.h"
 #include "error.h"
 #include "i18n.h"
@@ -52,6 +53,8 @@ int main(int argc, char **argv)
 		return ab_cmd_index(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "cache"))
 		return ab_cmd_cache(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "__complete-ids"))
+		return ab_cmd_complete_ids(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "help")) {
 		int c = argc > 2 ? ab_cli_command(argv[2]) : -1;
 		ab_cli_usage(c > 0 ? (ab_cmd)c : AB_CMD_BISECT, stdout);

@@ -171,6 +171,17 @@ void ab_buf_free(ab_buf *b)
 	b->len = b->cap = 0;
 }
 
+char *ab_xdg_dir(const char *var, const char *fallback)
+{
+	const char *v = getenv(var), *home = getenv("HOME");
+
+	if (v && v[0] == '/')
+		return ab_path_join(v, "artbisect");
+	if (!home || !*home)
+		home = "/tmp";
+	return ab_xasprintf("%s/%s/artbisect", home, fallback);
+}
+
 char *ab_path_join(const char *a, const char *b)
 {
 	size_t la = strlen(a);

@@ -37,6 +37,10 @@ char *ab_buf_steal(ab_buf *b);	/* hands over data; b is empty again */
 void ab_buf_free(ab_buf *b);
 
 char *ab_path_join(const char *a, const char *b);
+/* $var/artbisect when var holds an absolute path, else
+ * $HOME/fallback/artbisect (/tmp when HOME is unset): the XDG base
+ * directories, e.g. ab_xdg_dir("XDG_STATE_HOME", ".local/state"). */
+char *ab_xdg_dir(const char *var, const char *fallback);
 /* mkdir -p with mode 0755; 0 or -1 with errno set. */
 int ab_mkdir_p(const char *path);
 /* Reads a whole regular file, up to max bytes. */
