@@ -292,7 +292,14 @@ static int ctx_index_directory(ctx *c, const char *url)
 	ab_indexgen_options o;
 	struct stat st;
 
-	if (!dir || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+	if (dir && stat(dir, &st) < 0) {
+		ab_error_set(&c->err, AB_EXIT_USAGE,
+			     _("%s: %s (expected an artifact index, a yum repository or a directory of builds)"),
+			     dir, strerror(errno));
+		free(dir);
+		return -1;
+	}
+	if (!dir || !S_ISDIR(st.st_mode)) {
 		free(dir);
 		return 1;
 	}

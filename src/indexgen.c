@@ -544,6 +544,12 @@ char *ab_indexgen(const char *const *paths, size_t n, const ab_indexgen_options 
 			goto out;
 		}
 	}
+	if (!npackages && opt->npackages) {
+		ab_error_set(err, AB_EXIT_USAGE,
+			     _("--package %s: the artifacts here are archives, not packages"),
+			     opt->packages[0]);
+		goto out;
+	}
 	if (npackages && opt->npackages && take_packages(&l, opt, err) < 0)
 		goto out;
 	qsort(l.v, l.n, sizeof *l.v, cmp_found);
