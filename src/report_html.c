@@ -16,6 +16,14 @@
 #define PIC_X0 80.0
 #define PIC_X1 920.0
 #define LINE_Y 80.0
+/* The close-up: drawn for indexes of more builds than CLOSEUP_ABOVE,
+ * when the range left has at most CLOSEUP_MAX; with this many on
+ * each side. */
+#define CLOSEUP_ABOVE 40
+#define CLOSEUP_MAX 60
+#define CLOSEUP_MARGIN 8
+/* Characters of an id in a label of the picture (the title has all). */
+#define LABEL_MAX 24
 
 /* Index text, escaped; "-" for NULL or empty. */
 static void esc(ab_buf *out, const char *s)
@@ -24,6 +32,28 @@ static void esc(ab_buf *out, const char *s)
 		ab_buf_puts(out, "-");
 	else
 		ab_esc_html_to(out, s);
+}
+
+/* s escaped, cut after max characters with an ellipsis: for labels in
+ * a picture, where a long id would run over the next one. */
+static void esc_short(ab_buf *out, const char *s, size_t max)
+{
+	size_t len = strlen(s), at = 0, k, n;
+	uint32_t cp;
+	char *cut;
+
+	for (k = 0; at < len && k < max; k++) {
+		n = ab_utf8_len((const unsigned char *)s + at, len - at, &cp);
+		at += n ? n : 1;
+	}
+	if (at >= len) {
+		esc(out, s);
+		return;
+	}
+	cut = ab_xstrndup(s, at);
+	esc(out, cut);
+	ab_buf_puts(out, "\xe2\x80\xa6");	/* ... */
+	free(cut);
 }
 
 /* The words of the verdicts, as the marks' data-verdict says them. */
@@ -56,11 +86,20 @@ static const char *build_verdict(const ab_bisect *b, size_t i, size_t *step)
 	}
 }
 
-static double pic_x(const ab_bisect *b, size_t i)
-{
-	size_t n = b->index->nbuilds;
+/* A picture: the builds from..to (to included) along the line. */
+typedef struct pic {
+	const ab_bisect *b;
+	size_t from, to;
+	int zoom;	/* the close-up: its marks are "zmark", never bands */
+	size_t quiet_from, quiet_to;	/* steps not numbered here: the
+					 * close-up numbers them */
+} pic;
 
-	return n > 1 ? PIC_X0 + (PIC_X1 - PIC_X0) * (double)i / (double)(n - 1)
+static double pic_x(const pic *p, size_t i)
+{
+	size_t n = p->to - p->from + 1;
+
+	return n > 1 ? PIC_X0 + (PIC_X1 - PIC_X0) * (double)(i - p->from) / (double)(n - 1)
 		     : (PIC_X0 + PIC_X1) / 2;
 }
 
@@ -74,6 +113,8 @@ static void put_style(ab_buf *out)
 		"h2{font-size:1.15em;margin:1.4em 0 .4em}\n"
 		"svg{display:block;width:100%;max-width:100%;height:auto}\n"
 		".wide{overflow-x:auto}\n"
+		".cap{margin:.2em 0 0;font-size:.9em;color:#444}\n"
+		"a{overflow-wrap:anywhere}\n"
 		"table{border-collapse:collapse;margin:.4em 0}\n"
 		"th,td{border:1px solid #ccc;padding:.25em .55em;text-align:left;vertical-align:top}\n"
 		"th{background:#f3f3f3}\n"
@@ -98,12 +139,12 @@ static void put_style(ab_buf *out)
 		".probe{fill:#5b8def}.probe.bad{fill:#c62828}.probe.good{fill:#2e8b3a}.probe.skip{fill:#e0a100}\n"
 		"@media (max-width:600px){body{margin:.5em auto;padding:0 .5em;font-size:15px}"
 		"h1{font-size:1.2em}th,td{padding:.2em .35em;font-size:.9em}"
-		"td.commit code{word-break:break-all}}\n"
+		"td.commit code{word-break:break-all}.wide svg{min-width:540px}}\n"
 		"@media print{body{color:#000;background:none;max-width:none;margin:0}"
 		"th,tr.culprit td,tr.lastgood td,pre{background:none}"
 		"tr.culprit td,tr.lastgood td{border-width:2px;border-color:#000}"
 		"a{color:#000}a[href]::after{content:' (' attr(href) ')';font-size:.85em;overflow-wrap:anywhere}"
-		"pre{white-space:pre-wrap}.wide{overflow:visible}svg{page-break-inside:avoid}}\n"
+		"pre{white-space:pre-wrap}.wide{overflow:visible}.cap{color:#000}svg{page-break-inside:avoid}}\n"
 		"</style>\n");
 }
 
@@ -131,12 +172,12 @@ static void put_shape(ab_buf *out, const char *v, double x, double y, double r)
 }
 
 /* One build's mark: a group with its id, verdict and a title to hover. */
-static void put_mark(ab_buf *out, const ab_bisect *b, size_t i, const char *v, size_t step)
+static void put_mark(ab_buf *out, const pic *p, size_t i, const char *v, size_t step)
 {
-	const ab_build *bd = &b->index->builds[i];
-	double x = pic_x(b, i);
+	const ab_build *bd = &p->b->index->builds[i];
+	double x = pic_x(p, i);
 
-	ab_buf_puts(out, "<g class=\"mark\" data-id=\"");
+	ab_buf_printf(out, "<g class=\"%s\" data-id=\"", p->zoom ? "zmark" : "mark");
 	ab_esc_html_to(out, bd->id);
 	ab_buf_printf(out, "\" data-verdict=\"%s\"", v);
 	if (step)
@@ -153,16 +194,17 @@ static void put_mark(ab_buf *out, const ab_bisect *b, size_t i, const char *v, s
 		ab_buf_printf(out, _(", step %zu"), step);
 	ab_buf_puts(out, "</title>");
 	put_shape(out, v, x, LINE_Y, step ? 7 : 4);
-	if (step)	/* the number above, on one of three rows */
+	if (step && (i < p->quiet_from || i > p->quiet_to))	/* above, on one of three rows */
 		ab_buf_printf(out, "<text class=\"num\" x=\"%.1f\" y=\"%.1f\">%zu</text>", x,
 			      LINE_Y - 14 - 14 * (double)((step - 1) % 3), step);
 	ab_buf_puts(out, "</g>\n");
 }
 
 /* Builds from..to-1, all untested with verdict v, as one band. */
-static void put_band(ab_buf *out, const ab_bisect *b, size_t from, size_t to, const char *v)
+static void put_band(ab_buf *out, const pic *p, size_t from, size_t to, const char *v)
 {
-	double x0 = pic_x(b, from), x1 = pic_x(b, to - 1);
+	const ab_bisect *b = p->b;
+	double x0 = pic_x(p, from), x1 = pic_x(p, to - 1);
 
 	ab_buf_printf(out, "<g class=\"band-run\" data-verdict=\"%s\" data-count=\"%zu\" data-from=\"", v,
 		      to - from);
@@ -179,54 +221,66 @@ static void put_band(ab_buf *out, const ab_bisect *b, size_t from, size_t to, co
 
 /* The picture of the range: untested builds first (marks or bands),
  * then the judged ones on top, then the two builds that matter ringed. */
-static void put_range(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi, int fix, int found)
+static void put_range(ab_buf *out, const pic *p, size_t lo, size_t hi, int fix, int found)
 {
-	size_t n = b->index->nbuilds, i, step, run = 0;
+	const ab_bisect *b = p->b;
+	size_t n = p->to + 1, i, step, run = 0;
 	const char *runv = NULL;
-	int bands = n > BAND_ABOVE;
-	double xl = pic_x(b, lo), xh = pic_x(b, hi);
+	int bands = !p->zoom && n > BAND_ABOVE;
+	double xl = pic_x(p, lo), xh = pic_x(p, hi);
 
-	ab_buf_printf(out, "<div class=\"wide\"><svg id=\"range\" viewBox=\"0 0 %.0f 150\" role=\"img\" "
-			   "aria-label=\"%s\">\n", PIC_W, _("the builds of the index and their verdicts"));
+	ab_buf_printf(out, "<div class=\"wide\"><svg id=\"%s\" viewBox=\"0 0 %.0f %d\" role=\"img\" "
+			   "aria-label=\"%s\">\n", p->zoom ? "closeup" : "range", PIC_W, p->zoom ? 170 : 150,
+		      p->zoom ? _("the builds around the change") : _("the builds of the index and their verdicts"));
 	ab_buf_printf(out, "<rect class=\"range\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"28\"/>\n",
 		      xl, LINE_Y - 14, xh - xl);
 	ab_buf_printf(out, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
 		      PIC_X0 - 10, LINE_Y, PIC_X1 + 10, LINE_Y);
-	for (i = 0; i <= n; i++) {
+	for (i = p->from; i <= n; i++) {
 		const char *v = i < n ? build_verdict(b, i, &step) : NULL;
 
 		if (bands && runv && (i == n || step || strcmp(v, runv))) {
-			put_band(out, b, run, i, runv);
+			put_band(out, p, run, i, runv);
 			runv = NULL;
 		}
 		if (i == n || step || !strcmp(v, "good") || !strcmp(v, "bad"))
 			continue;
 		if (!bands)
-			put_mark(out, b, i, v, 0);
+			put_mark(out, p, i, v, 0);
 		else if (!runv) {
 			runv = v;
 			run = i;
 		}
 	}
-	for (i = 0; i < n; i++) {
+	for (i = p->from; i < n; i++) {
 		const char *v = build_verdict(b, i, &step);
 
 		if (step || !strcmp(v, "good") || !strcmp(v, "bad"))
-			put_mark(out, b, i, v, step);
+			put_mark(out, p, i, v, step);
 	}
-	ab_buf_printf(out, "<circle class=\"hl\" id=\"lastgood\" cx=\"%.1f\" cy=\"%.1f\" r=\"12\"/>\n", xl,
-		      LINE_Y);
-	ab_buf_printf(out, "<circle class=\"hl\" id=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"12\"/>\n",
-		      found ? "culprit" : "knownbad", xh, LINE_Y);
+	ab_buf_printf(out, "<circle class=\"hl\" id=\"%slastgood\" cx=\"%.1f\" cy=\"%.1f\" r=\"12\"/>\n",
+		      p->zoom ? "z" : "", xl, LINE_Y);
+	ab_buf_printf(out, "<circle class=\"hl\" id=\"%s%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"12\"/>\n",
+		      p->zoom ? "z" : "", found ? "culprit" : "knownbad", xh, LINE_Y);
 	ab_buf_printf(out, "<text class=\"lbl\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
 		      xl - 6, LINE_Y + 32, fix ? _("last bad") : _("last good"));
 	ab_buf_printf(out, "<text class=\"lbl\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\">%s</text>\n",
 		      xh + 6, LINE_Y + 32, found ? (fix ? _("first good") : _("first bad"))
 						  : (fix ? _("known good") : _("known bad")));
-	ab_buf_printf(out, "<text class=\"tick\" x=\"%.1f\" y=\"140\" text-anchor=\"start\">", PIC_X0 - 10);
-	esc(out, b->index->builds[0].id);
-	ab_buf_printf(out, "</text><text class=\"tick\" x=\"%.1f\" y=\"140\" text-anchor=\"end\">", PIC_X1 + 10);
-	esc(out, b->index->builds[n - 1].id);
+	if (p->zoom) {	/* the two ids under their words */
+		ab_buf_printf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", xl - 6,
+			      LINE_Y + 48);
+		esc_short(out, b->index->builds[lo].id, LABEL_MAX);
+		ab_buf_printf(out, "</text><text class=\"tick\" x=\"%.1f\" y=\"%.1f\">", xh + 6, LINE_Y + 48);
+		esc_short(out, b->index->builds[hi].id, LABEL_MAX);
+		ab_buf_puts(out, "</text>\n");
+	}
+	ab_buf_printf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"start\">", PIC_X0 - 10,
+		      p->zoom ? 160 : 140);
+	esc_short(out, b->index->builds[p->from].id, LABEL_MAX);
+	ab_buf_printf(out, "</text><text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"end\">", PIC_X1 + 10,
+		      p->zoom ? 160 : 140);
+	esc_short(out, b->index->builds[p->to].id, LABEL_MAX);
 	ab_buf_puts(out, "</text>\n</svg></div>\n");
 }
 
@@ -414,6 +468,28 @@ static void put_title(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi, int
 	}
 }
 
+/* The whole range, and when it is long a close-up of the builds around
+ * the change, where the last steps crowd together. */
+static void put_pictures(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi, int fix, int found)
+{
+	pic all = { b, 0, b->index->nbuilds - 1, 0, 1, 0 };
+	pic near = { b, lo > CLOSEUP_MARGIN ? lo - CLOSEUP_MARGIN : 0, hi + CLOSEUP_MARGIN, 1, 1, 0 };
+	int closeup = b->index->nbuilds > CLOSEUP_ABOVE && hi - lo <= CLOSEUP_MAX;
+
+	if (near.to > all.to)
+		near.to = all.to;
+	if (closeup) {
+		all.quiet_from = near.from;
+		all.quiet_to = near.to;
+	}
+	put_range(out, &all, lo, hi, fix, found);
+	if (closeup) {
+		ab_buf_printf(out, "<p class=\"cap\">%s</p>\n", _("Close-up of the builds around the change:"));
+		put_range(out, &near, lo, hi, fix, found);
+	}
+	put_legend(out);
+}
+
 char *ab_report_html(const ab_bisect *b)
 {
 	size_t lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine);
@@ -430,8 +506,7 @@ char *ab_report_html(const ab_bisect *b)
 		      found ? "found" : b->result == AB_RESULT_INCONCLUSIVE ? "inconclusive" : "aborted");
 	put_title(&out, b, lo, hi, fix, found);
 	ab_buf_puts(&out, "</h1>\n");
-	put_range(&out, b, lo, hi, fix, found);
-	put_legend(&out);
+	put_pictures(&out, b, lo, hi, fix, found);
 	ab_buf_printf(&out, "<div class=\"wide\"><table id=\"builds\">\n<tr><th></th><th>%s</th><th>%s</th>"
 			    "<th>%s</th><th>%s</th></tr>\n", _("build"), _("version"), _("commit"), _("date"));
 	put_build_row(&out, "lastgood", fix ? _("last bad") : _("last good"), &b->index->builds[lo]);
