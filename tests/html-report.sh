@@ -195,6 +195,8 @@ run ab --index "$BASE/farm/index.json" --probe ./usr/bin/app --json --report "$T
 echo "$OUT" > "$T/found.json"
 is "$RC/$(json_get "$T/found.json" first_new.id)" 0/b0037 "finished run: found b0037"
 render found "$T/found.json" all-marks
+chrome "$T/found.html" --print-to-pdf="$T/found.pdf" --no-pdf-header-footer >/dev/null
+is "$(head -c 5 "$T/found.pdf" 2>/dev/null)" "%PDF-" "found: it prints (to a PDF) with the print style"
 like "$(head -c 15 "$T/found.html")" '^<!DOCTYPE html>' "a name ending in .html gets the HTML page"
 run ab --index "$BASE/farm/index.json" --probe ./usr/bin/app --report "$T/found.HTM" --work-dir "$T/w1b"
 like "$(head -c 15 "$T/found.HTM")" '^<!DOCTYPE html>' ".HTM in capitals too"
