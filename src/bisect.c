@@ -120,6 +120,7 @@ static void add_step(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
 	s->seconds = seconds;
 	s->wait = wait;
 	s->reason = ab_xstrdup(reason);
+	s->at = ab_now();
 	if (by == AB_BY_PROBE || by == AB_BY_USER || by == AB_BY_TIMEOUT)
 		b->tested++;
 }

@@ -36,6 +36,9 @@ typedef struct ab_step {
 				 * ready (download, checks, unpacking that prefetch
 				 * did not hide); -1 when not measured */
 	char *reason;		/* why unavailable, or NULL */
+	double at;		/* ab_now() when it was recorded, 0 when read
+				 * back from a session: the HTML report draws
+				 * the probe over [at - seconds, at] */
 } ab_step;
 
 typedef enum ab_result {

@@ -625,7 +625,8 @@ static void option_help(ab_cmd cmd, FILE *out)
 		{ OPT_WORK_DIR, N_("  --work-dir DIR          the session and scratch roots\n"
 				   "                          (default $XDG_STATE_HOME/artbisect)\n") },
 		{ OPT_JSON, N_("  --json                  print the JSON report on standard output\n") },
-		{ OPT_REPORT, N_("  --report FILE           also write the report to FILE, as Markdown\n") },
+		{ OPT_REPORT, N_("  --report FILE           also write the report to FILE: an HTML page when\n"
+				     "                          FILE ends in .html or .htm, else Markdown\n") },
 		{ OPT_QUIET, N_("  --quiet                 only the report and errors\n") },
 	};
 	size_t i;

@@ -26,6 +26,7 @@
 #include "prompt.h"
 #include "repodata.h"
 #include "report.h"
+#include "report_html.h"
 #include "rpmpkg.h"
 #include "session.h"
 #include "sysinstall.h"
@@ -638,6 +639,16 @@ static void write_report_file(const char *path, const char *text)
 		ab_message(_("cannot write the report to %s: %s"), path, strerror(errno));
 }
 
+/* Whether --report names an HTML page (.html or .htm, in any case);
+ * any other name gets the Markdown. */
+static int html_name(const char *path)
+{
+	size_t n = strlen(path);
+
+	return (n >= 5 && !strcasecmp(path + n - 5, ".html")) ||
+	       (n >= 4 && !strcasecmp(path + n - 4, ".htm"));
+}
+
 static int all_unavailable(const ab_bisect *b)
 {
 	size_t i;
@@ -649,7 +660,7 @@ static int all_unavailable(const ab_bisect *b)
 }
 
 /* Prints the report (text, or JSON on stdout with --json), writes
- * --report as Markdown, and gives the exit status. */
+ * --report (HTML or Markdown, by its name), and gives the exit status. */
 static int ctx_report(ctx *c)
 {
 	const ab_bisect *b = c->b;
@@ -676,9 +687,9 @@ static int ctx_report(ctx *c)
 		printf("\n%s", text);
 	}
 	if (c->cli->report_file) {
-		char *md = ab_report_markdown(b);
-		write_report_file(c->cli->report_file, md);
-		free(md);
+		char *rep = html_name(c->cli->report_file) ? ab_report_html(b) : ab_report_markdown(b);
+		write_report_file(c->cli->report_file, rep);
+		free(rep);
 	}
 	free(text);
 	return status;

@@ -166,6 +166,31 @@ void ab_esc_md_to(ab_buf *out, const char *s)
 	}
 }
 
+void ab_esc_html_to(ab_buf *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	while (*p) {
+		const char *ent = NULL;
+
+		switch (*p) {
+		case '&': ent = "&amp;"; break;
+		case '<': ent = "&lt;"; break;
+		case '>': ent = "&gt;"; break;
+		case '"': ent = "&quot;"; break;
+		case '\'': ent = "&#39;"; break;
+		}
+		if (ent) {
+			ab_buf_puts(out, ent);
+			p++;
+		} else if (!put_control(out, &p, &n)) {
+			ab_buf_append(out, p, n);
+			p += n;
+		}
+	}
+}
+
 int ab_esc_is_web_url(const char *url)
 {
 	const unsigned char *p;

@@ -2,9 +2,9 @@
  *
  * Owns the one rule per destination for text nobody here wrote (names,
  * versions, dates, URLs, reasons): the terminal and the text report,
- * the Markdown report, the links in it, and the shell, for the commands
- * artbisect prints for people to paste. Also says which commits may be
- * used at all. Pure: no I/O, no locale, no global state.
+ * the Markdown and HTML reports, the links in them, and the shell, for
+ * the commands artbisect prints for people to paste. Also says which
+ * commits may be used at all. Pure: no I/O, no locale, no global state.
  */
 #ifndef AB_ESCAPE_H
 #define AB_ESCAPE_H
@@ -39,6 +39,12 @@ char *ab_esc_term_lines(const char *s);
  * as spaces, other controls as in ab_esc_term. The result cannot start
  * a line, a link, an image or HTML. */
 void ab_esc_md_to(ab_buf *out, const char *s);
+
+/* For HTML text and quoted attribute values: & < > " ' as entities,
+ * controls and bytes that are not UTF-8 made visible as in ab_esc_term
+ * (\x1b, \n, \u009b). The result cannot open a tag, an entity the
+ * caller did not write, or leave an attribute. */
+void ab_esc_html_to(ab_buf *out, const char *s);
 
 /* 1 when url is an http:// or https:// URL (scheme in any case) with a
  * host and no control character, 0 otherwise: only such URLs become

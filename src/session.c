@@ -455,6 +455,7 @@ int ab_session_apply(const ab_session *s, ab_bisect *b, int by_replay, ab_error 
 				     ab_term_name(st->verdict), st->id);
 			return -1;
 		}
+		b->steps[b->nsteps - 1].at = 0;	/* not timed by this process */
 	}
 	if (s->probe_step > b->probe_step)
 		b->probe_step = s->probe_step;

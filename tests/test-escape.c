@@ -14,6 +14,15 @@ static char *md(const char *s)
 	return ab_buf_steal(&b);
 }
 
+static char *html(const char *s)
+{
+	ab_buf b = {0};
+
+	ab_buf_puts(&b, "");
+	ab_esc_html_to(&b, s);
+	return ab_buf_steal(&b);
+}
+
 static char *md_url(const char *s)
 {
 	ab_buf b = {0};
@@ -55,6 +64,14 @@ int main(void)
 	      "\\[x\\]\\(javascript:alert\\(1\\)\\) \\!\\[i\\]\\(u\\) \\`c\\` \\*e\\* \\_u\\_ \\~s\\~ a\\|b \\\\ \\$m\\$",
 	      "md: link, image, code, emphasis, table, math characters escaped");
 	check(md("v1.0-rc1 #3 é\x1b"), "v1.0-rc1 #3 é\\x1b", "md: ordinary text kept, controls visible");
+
+	/* HTML */
+	check(html("<script>alert('x')</script>\"><img onerror=a & b>"),
+	      "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&gt;&lt;img onerror=a &amp; b&gt;",
+	      "html: & < > \" ' as entities");
+	check(html("v1 \x1b[2J\r\n\xc2\x9b é \xff"), "v1 \\x1b[2J\\r\\n\\u009b é \\xff",
+	      "html: controls and bytes that are not UTF-8 made visible as on a terminal");
+	check(html(""), "", "html: empty stays empty");
 
 	/* links */
 	tap_ok(ab_esc_is_web_url("https://git.example.org/x") && ab_esc_is_web_url("HTTP://h/"),
