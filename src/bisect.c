@@ -958,6 +958,18 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
  * that the engine never sees (the ends are OLD and NEW by definition).
  * With --jobs 2 or more the two probes run at once. */
 
+/* Whether finished job j ends the run (an abort, an interruption): that
+ * is acted on at once, not in its turn. */
+static bool job_stops_run(const job *j)
+{
+	switch (j->res.outcome) {
+	case AB_PROBE_GOOD: case AB_PROBE_BAD: case AB_PROBE_SKIP: case AB_PROBE_TIMEOUT:
+		return j->rc < 0;
+	default:
+		return true;
+	}
+}
+
 /* Waits for the started jobs js[0..n), recording their verdicts in that
  * order (old end first); after a stop the others are stopped too. 0,
  * 1 when the run must stop, -1 with err. */
@@ -975,7 +987,7 @@ static int bounds_wait(ab_bisect *b, const ab_bisect_callbacks *cb, job **js, si
 			job *j = js[i];
 
 			if (j->started && __atomic_load_n(&j->done, __ATOMIC_ACQUIRE) &&
-			    (ordered || ret != 0)) {
+			    (ordered || ret != 0 || job_stops_run(j))) {
 				pthread_join(j->thread, NULL);
 				j->started = 0;
 				j->over = 1;

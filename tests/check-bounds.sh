@@ -149,6 +149,24 @@ run ab --probe "sh $T/slow.sh" --check-bounds --jobs 1 --good b0012 --bad b0020
 is "$(head -2 "$PROBELOG" | awk '{print $1}' | tr '\n' ' ')" "start end " \
 	"--jobs 1: the ends are probed one after the other"
 
+# An abort on one end stops the other end's probe at once.
+cat > "$T/abort-new.sh" <<'P'
+case $ARTBISECT_BUILD in b0020) sleep 0.3; exit 200 ;; esac
+sleep "$SLEEP_TAG"
+./usr/bin/app
+P
+# A sleep no other test uses (pgrep sees only ours), short enough that a
+# regression costs 40 s, not a hung test.
+export SLEEP_TAG="40.$$"
+fresh
+t0=$SECONDS
+run ab --probe "sh $T/abort-new.sh" --check-bounds --jobs 2 --good b0012 --bad b0020 --json
+is "$RC/$(echo "$OUT" | json_get - result)" 4/aborted "--jobs 2: an abort on the bad end: exit 4"
+tap_ok $(( SECONDS - t0 < 30 ? 0 : 1 )) "--jobs 2: the good end's probe was stopped, not waited for"
+is "$(echo "$OUT" | json_get - steps)" "[]" "--jobs 2: the stopped probe gave no verdict"
+pgrep -f "sleep $SLEEP_TAG" >/dev/null
+tap_ok $(( $? == 0 ? 1 : 0 )) "--jobs 2: no probe process outlives the abort"
+
 # --- resume: the check is not done twice ---------------------------------
 cat > "$T/abort.sh" <<'P'
 echo "$ARTBISECT_BUILD" >> "$PROBELOG"
