@@ -55,6 +55,21 @@ rm -rf "$T/work2"
 run "$ARTBISECT" replay "$T/swapped.log" --cache-dir "$T/cache" --work-dir "$T/work2" --json
 is "$RC" 1 "replay of a failed check: exit 1, the same result (not a contradiction, exit 2)"
 
+# An id with HTML and Markdown in it goes into that line escaped.
+cp -r "$T/farm" "$T/mdfarm"
+"$PYTHON3" - "$T/mdfarm/index.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["builds"][12]["id"] = "<img src=x>|*b12*"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+fresh
+run "$ARTBISECT" --index "$T/mdfarm/index.json" --cache-dir "$T/cache" --work-dir "$T/work" \
+	--probe ./usr/bin/app --check-bounds --good '<img src=x>|*b12*' --bad b0020 --report "$T/md.md"
+is "$RC" 1 "an id with Markdown in it: exit 1"
+like "$(grep 'older than the range' "$T/md.md")" '^The ends were checked first \(--check-bounds\): the good end &lt;img src=x&gt;\\\|\\\*b12\\\* is bad' \
+	"an id with Markdown in it: escaped in the Markdown report's line"
+
 # --- the bad end is good -------------------------------------------------
 fresh
 run ab --probe ./usr/bin/app --check-bounds --good b0002 --bad b0008 --json
