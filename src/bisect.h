@@ -142,7 +142,7 @@ typedef struct ab_bounds {
 	const ab_step *old_step, *new_step;
 	int old_ok, new_ok;	/* the end has the verdict it was given as */
 } ab_bounds;
-/* 1 when any end was checked (b_out filled), 0 when none was. */
+/* Fills out; 1 when any end has been checked, 0 when none has. */
 int ab_bisect_bounds(const ab_bisect *b, ab_bounds *out);
 /* Whether a checked end did not have its given verdict (or could not be
  * tested): the result is then inconclusive. */

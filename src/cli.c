@@ -618,9 +618,9 @@ static void option_help(ab_cmd cmd, FILE *out)
 		{ OPT_TIMEOUT_VERDICT, N_("  --timeout-verdict bad|skip  what a timed-out probe means (default: bad)\n") },
 		{ OPT_JOBS, N_("  --jobs N                builds probed at once (default 1)\n") },
 		{ OPT_NO_PREFETCH, N_("  --no-prefetch           no background downloads\n") },
-		{ OPT_CHECK_BOUNDS, N_("  --check-bounds          probe the good and the bad end first (at once with\n"
+		{ OPT_CHECK_BOUNDS, N_("  --check-bounds          test the good and the bad end first (at once with\n"
 				       "                          --jobs 2+); exit 1 if they are not what they were\n"
-				       "                          given as (needs --probe; off by default)\n") },
+				       "                          given as (off by default)\n") },
 		{ OPT_CACHE_DIR, N_("  --cache-dir DIR         verified downloads (default $XDG_CACHE_HOME/artbisect)\n") },
 		{ OPT_CACHE_SIZE, N_("  --cache-size SIZE       cap the cache (K, M, G suffixes; default a quarter\n"
 				     "                          of the space its file system could give it)\n") },
