@@ -84,6 +84,8 @@ ab_bisect *ab_bisect_new(const ab_index *idx, size_t good_idx, size_t bad_idx,
 	b->engine = ab_engine_new(idx->nbuilds, old_idx, new_idx);
 	b->probe_step = 1;
 	b->result = AB_RESULT_RUNNING;
+	b->old_end = old_idx;
+	b->new_end = new_idx;
 	/* Builds the farm could not make are known untestable for free. */
 	for (i = old_idx + 1; i < new_idx; i++)
 		if (idx->builds[i].failed)
@@ -121,6 +123,7 @@ static void add_step(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
 	s->wait = wait;
 	s->reason = ab_xstrdup(reason);
 	s->at = ab_now();
+	s->bound = 0;
 	if (by == AB_BY_PROBE || by == AB_BY_USER || by == AB_BY_TIMEOUT)
 		b->tested++;
 }
@@ -138,6 +141,48 @@ ab_engine_rc ab_bisect_record(ab_bisect *b, size_t idx, ab_term verdict, ab_by b
 		return rc;
 	add_step(b, idx, verdict, by, seconds, wait, reason);
 	return AB_ENGINE_OK;
+}
+
+/* The --check-bounds step of end idx, or NULL. */
+static const ab_step *bound_step(const ab_bisect *b, size_t idx)
+{
+	size_t i;
+
+	for (i = 0; i < b->nsteps; i++)
+		if (b->steps[i].bound && b->steps[i].index == idx)
+			return &b->steps[i];
+	return NULL;
+}
+
+int ab_bisect_record_bound(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
+			   double seconds, double wait, const char *reason)
+{
+	if ((idx != b->old_end && idx != b->new_end) || bound_step(b, idx))
+		return -1;
+	add_step(b, idx, verdict, by, seconds, wait, reason);
+	b->steps[b->nsteps - 1].bound = 1;
+	return 0;
+}
+
+int ab_bisect_bounds(const ab_bisect *b, ab_bounds *out)
+{
+	memset(out, 0, sizeof *out);
+	out->old_step = bound_step(b, b->old_end);
+	out->new_step = bound_step(b, b->new_end);
+	/* A skip or an unavailable end is not the verdict it was given as:
+	 * the check cannot vouch for it. */
+	out->old_ok = out->old_step && engine_verdict(b, out->old_step->verdict) == AB_V_OLD;
+	out->new_ok = out->new_step && engine_verdict(b, out->new_step->verdict) == AB_V_NEW;
+	return out->old_step || out->new_step;
+}
+
+int ab_bisect_bounds_failed(const ab_bisect *b)
+{
+	ab_bounds bd;
+
+	if (!ab_bisect_bounds(b, &bd))
+		return 0;
+	return (bd.old_step && !bd.old_ok) || (bd.new_step && !bd.new_ok);
 }
 
 double ab_bisect_waited(const ab_bisect *b)
@@ -537,11 +582,24 @@ static int probe_verdict(ab_bisect *b, size_t idx, const char *root, const ab_pr
 	}
 }
 
+/* Why an end's verdict is not the one it was given as (the probe's
+ * status, for the report), or NULL when it is. */
+static char *bound_reason(const ab_bisect *b, size_t idx, ab_term t, const ab_probe_result *res)
+{
+	ab_verdict want = idx == b->old_end ? AB_V_OLD : AB_V_NEW;
+
+	if (engine_verdict(b, t) == want)
+		return NULL;
+	if (res->outcome == AB_PROBE_TIMEOUT)
+		return ab_xasprintf(_("the probe timed out after %g s"), b->opt.timeout);
+	return ab_xasprintf(_("the probe exited %d"), res->status);
+}
+
 /* Probes or asks; 0 with a recorded verdict, 1 when the run must stop
  * (abort or quit), -1 with err. wait: the seconds the build took to be
- * ready. */
+ * ready; bound: idx is an end, checked for --check-bounds. */
 static int judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, size_t idx,
-		 char **root, char **artifacts, double wait, ab_error *err)
+		 char **root, char **artifacts, double wait, int bound, ab_error *err)
 {
 	ab_probe_spec spec;
 	ab_probe_result res;
@@ -571,7 +629,10 @@ static int judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, s
 		if (a == AB_ANSWER_QUIT)
 			return 1;
 		t = a == AB_ANSWER_GOOD ? AB_TERM_GOOD : a == AB_ANSWER_BAD ? AB_TERM_BAD : AB_TERM_SKIP;
-		ab_bisect_record(b, idx, t, AB_BY_USER, 0, wait, NULL);
+		if (bound)
+			ab_bisect_record_bound(b, idx, t, AB_BY_USER, 0, wait, NULL);
+		else
+			ab_bisect_record(b, idx, t, AB_BY_USER, 0, wait, NULL);
 		return 0;
 	}
 	probe_spec(b, idx, *root, *artifacts, &spec);
@@ -580,7 +641,14 @@ static int judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, s
 	rc = probe_verdict(b, idx, *root, &res, &t, &by, err);
 	if (rc != 0)
 		return rc;
-	ab_bisect_record(b, idx, t, by, res.seconds, wait, NULL);
+	if (bound) {
+		char *why = bound_reason(b, idx, t, &res);
+
+		ab_bisect_record_bound(b, idx, t, by, res.seconds, wait, why);
+		free(why);
+	} else {
+		ab_bisect_record(b, idx, t, by, res.seconds, wait, NULL);
+	}
 	return 0;
 }
 
@@ -606,6 +674,7 @@ typedef struct job {
 	int done;		/* set by the thread when it ends (atomic) */
 	int started;		/* its probe's thread runs */
 	int over;		/* its verdict is in, or it was unavailable */
+	int bound;		/* a --check-bounds run on an end of the range */
 	pthread_t thread;
 } job;
 
@@ -663,7 +732,11 @@ static int job_start(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *c
 	if (rc < 0)
 		return -1;
 	if (rc == 1) {
-		ab_bisect_record(b, j->idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, j->wait, reason);
+		if (j->bound)
+			ab_bisect_record_bound(b, j->idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, j->wait,
+					       reason);
+		else
+			ab_bisect_record(b, j->idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, j->wait, reason);
 		if (cb->verdict)
 			cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
 		free(reason);
@@ -697,9 +770,17 @@ static int job_verdict(ab_bisect *b, const ab_bisect_callbacks *cb, job *j, ab_e
 		return -1;
 	}
 	rc = probe_verdict(b, j->idx, j->root, &j->res, &t, &by, err);
-	if (rc == 0 && ab_bisect_record(b, j->idx, t, by, j->res.seconds, j->wait, NULL) ==
-	    AB_ENGINE_OK && cb->verdict)
+	if (rc == 0 && j->bound) {
+		char *why = bound_reason(b, j->idx, t, &j->res);
+
+		ab_bisect_record_bound(b, j->idx, t, by, j->res.seconds, j->wait, why);
+		free(why);
+		if (cb->verdict)
+			cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
+	} else if (rc == 0 && ab_bisect_record(b, j->idx, t, by, j->res.seconds, j->wait, NULL) ==
+		   AB_ENGINE_OK && cb->verdict) {
 		cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
+	}
 	return rc;
 }
 
@@ -832,6 +913,12 @@ void ab_bisect_settle(ab_bisect *b)
 	ab_engine_state st = ab_engine_state_of(b->engine);
 	size_t i, lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine);
 
+	/* An end that is not what it was given as leaves no answer to
+	 * search for, whatever the engine says. */
+	if (b->result != AB_RESULT_ABORTED && ab_bisect_bounds_failed(b)) {
+		b->result = AB_RESULT_INCONCLUSIVE;
+		return;
+	}
 	if (st == AB_ENGINE_RUNNING || b->result == AB_RESULT_FOUND ||
 	    b->result == AB_RESULT_INCONCLUSIVE)
 		return;		/* still searching, or settled already */
@@ -867,6 +954,148 @@ static void prefetch_next(ab_bisect *b, size_t idx)
 static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		    ab_error *err);
 
+/* ---- --check-bounds: both ends probed before the first midpoint ----
+ * Each end is a job as in multisection, its verdict a step of its own
+ * that the engine never sees (the ends are OLD and NEW by definition).
+ * With --jobs 2 or more the two probes run at once. */
+
+/* Whether finished job j ends the run (an abort, an interruption): that
+ * is acted on at once, not in its turn. */
+static bool job_stops_run(const job *j)
+{
+	switch (j->res.outcome) {
+	case AB_PROBE_GOOD: case AB_PROBE_BAD: case AB_PROBE_SKIP: case AB_PROBE_TIMEOUT:
+		return j->rc < 0;
+	default:
+		return true;
+	}
+}
+
+/* Waits for the started jobs js[0..n), recording their verdicts in that
+ * order (old end first); after a stop the others are stopped too. 0,
+ * 1 when the run must stop, -1 with err. */
+static int bounds_wait(ab_bisect *b, const ab_bisect_callbacks *cb, job **js, size_t n,
+		       ab_error *err)
+{
+	struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
+	int ret = 0;
+
+	for (;;) {
+		size_t i, running = 0;
+		int ordered = 1;	/* every job before this one is over */
+
+		for (i = 0; i < n; i++) {
+			job *j = js[i];
+
+			if (j->started && __atomic_load_n(&j->done, __ATOMIC_ACQUIRE) &&
+			    (ordered || ret != 0 || job_stops_run(j))) {
+				pthread_join(j->thread, NULL);
+				j->started = 0;
+				j->over = 1;
+				if (ret == 0)
+					ret = job_verdict(b, cb, j, err);
+			}
+			if (j->started && ret != 0)
+				ab_cancel(&j->stop);
+			running += j->started;
+			ordered = ordered && j->over;
+		}
+		if (running == 0)
+			return ret;
+		nanosleep(&ten_ms, NULL);
+	}
+}
+
+/* Prepares end idx and probes it (or asks), in this thread. 0 with
+ * its step recorded, 1 when the run must stop, -1 with err. */
+static int check_end(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, size_t idx,
+		     ab_error *err)
+{
+	char *root = NULL, *artifacts = NULL, *reason = NULL;
+	double wait = ab_now();
+	int rc;
+
+	if (cb->choose)
+		cb->choose(cb->ud, b, idx);
+	rc = prepare(b, cache, cb, idx, &root, &artifacts, &reason, err);
+	wait = ab_now() - wait;
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
+		ab_bisect_record_bound(b, idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, wait, reason);
+		free(reason);
+	} else {
+		if (cb->ready)
+			cb->ready(cb->ud, b, idx, root);
+		rc = judge(b, cache, cb, idx, &root, &artifacts, wait, 1, err);
+		if (!b->opt.keep_roots)
+			remove_root(cb, root);
+		free(root);
+		free(artifacts);
+		if (rc == 1 && !err->code)
+			ab_error_set(err, AB_EXIT_ABORTED, _("stopped by the user"));
+		if (rc != 0)
+			return rc;
+	}
+	if (cb->verdict)
+		cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
+	return 0;
+}
+
+/* Both ends' probes at once, on threads as in multisection. */
+static int check_ends_at_once(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
+			      const size_t *ends, ab_error *err)
+{
+	job *js[2];
+	size_t i, n = 0;
+	int ret = 0;
+
+	for (i = 0; i < 2 && ret == 0; i++, n++) {
+		js[i] = ab_xcalloc(1, sizeof *js[i]);
+		js[i]->idx = ends[i];
+		js[i]->bound = 1;
+		js[i]->picked = ab_now();
+		if (job_start(b, cache, cb, js[i], err) < 0)
+			ret = -1;
+	}
+	{
+		int w = bounds_wait(b, cb, js, n, err);
+
+		if (ret == 0)
+			ret = w;
+	}
+	for (i = 0; i < n; i++)
+		job_free(b, cb, js[i]);
+	return ret;
+}
+
+/* Probes (or asks about) the ends that have no --check-bounds verdict
+ * yet, the old one first. 0, 1 when the run must stop, -1 with err. */
+static int check_bounds(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
+			ab_error *err)
+{
+	size_t ends[2], n = 0, i;
+	int ret = 0;
+
+	if (!bound_step(b, b->old_end))
+		ends[n++] = b->old_end;
+	if (!bound_step(b, b->new_end))
+		ends[n++] = b->new_end;
+	/* The second end downloads while the first is prepared and probed. */
+	if (n == 2 && b->prefetch)
+		ab_prefetch_start(b->prefetch, ends[1], b->index, &b->index->builds[ends[1]]);
+	if (n == 2 && b->opt.probe && b->opt.jobs >= 2)
+		ret = check_ends_at_once(b, cache, cb, ends, err);
+	else
+		for (i = 0; i < n && ret == 0; i++)
+			ret = check_end(b, cache, cb, ends[i], err);
+	if (ret == 0 && ab_cancelled(b->opt.cancel)) {
+		ab_error_set(err, AB_EXIT_ABORTED, _("interrupted"));
+		ret = -1;
+	}
+	return ret;
+}
+
 int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		  ab_error *err)
 {
@@ -877,7 +1106,18 @@ int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		ab_prefetch_on_ready(b->prefetch, early_unpack, b);
 		early_sweep(b, NULL, 0);	/* what an interrupted run left */
 	}
-	rc = run_loop(b, cache, cb, err);
+	rc = 0;
+	if (b->opt.check_bounds && b->result != AB_RESULT_ABORTED &&
+	    !ab_bisect_bounds_failed(b)) {
+		rc = check_bounds(b, cache, cb, err);
+		if (rc != 0) {
+			b->result = AB_RESULT_ABORTED;
+			if (rc > 0)
+				rc = 0;
+		}
+	}
+	if (b->result != AB_RESULT_ABORTED)
+		rc = run_loop(b, cache, cb, err);
 	if (b->prefetch) {
 		ab_prefetch_free(b->prefetch);
 		b->prefetch = NULL;
@@ -937,7 +1177,7 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 			prefetch_next(b, idx);
 		if (cb->ready)
 			cb->ready(cb->ud, b, idx, root);
-		rc = judge(b, cache, cb, idx, &root, &artifacts, wait, err);
+		rc = judge(b, cache, cb, idx, &root, &artifacts, wait, 0, err);
 		if (!b->opt.keep_roots)
 			remove_root(cb, root);
 		free(root);

@@ -39,6 +39,8 @@ typedef struct ab_step {
 	double at;		/* ab_now() when it was recorded, 0 when read
 				 * back from a session: the HTML report draws
 				 * the probe over [at - seconds, at] */
+	int bound;		/* a --check-bounds run on an end of the range:
+				 * never given to the engine */
 } ab_step;
 
 typedef enum ab_result {
@@ -63,6 +65,7 @@ typedef struct ab_bisect_options {
 	int prefetch;		/* download the possible next builds during a probe */
 	int jobs;		/* probes at once (multisection); 1 = plain bisection */
 	int64_t cache_size;	/* bytes the cache may hold; -1 = no cap */
+	int check_bounds;	/* probe both ends before the first midpoint */
 } ab_bisect_options;
 
 /* What the person answers at a manual step. */
@@ -101,6 +104,7 @@ struct ab_bisect {
 	struct ab_prefetch *prefetch;	/* during ab_bisect_run, when enabled */
 	int64_t downloaded;	/* artifact bytes received over the network by
 				 * the session, prefetch included (atomic) */
+	size_t old_end, new_end;	/* the range as given (OLD and NEW) */
 };
 
 /* good_idx and bad_idx are the given (or default) ends; with find_fix
@@ -129,6 +133,24 @@ char *ab_bisect_root_path(const ab_bisect *b, size_t idx);
  * step's ab_step.wait (-1 when not measured). */
 ab_engine_rc ab_bisect_record(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
 			      double seconds, double wait, const char *reason);
+/* Records the verdict of a --check-bounds run on an end of the range
+ * (idx is b->old_end or b->new_end) as a step, without the engine: the
+ * ends are OLD and NEW by definition. -1 when idx is no end or that end
+ * has its verdict already. */
+int ab_bisect_record_bound(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
+			   double seconds, double wait, const char *reason);
+
+/* The --check-bounds steps of the ends, NULL where that end has none. */
+typedef struct ab_bounds {
+	const ab_step *old_step, *new_step;
+	int old_ok, new_ok;	/* the end has the verdict it was given as */
+} ab_bounds;
+/* Fills out; 1 when any end has been checked, 0 when none has. */
+int ab_bisect_bounds(const ab_bisect *b, ab_bounds *out);
+/* Whether a checked end did not have its given verdict (or could not be
+ * tested): the result is then inconclusive. */
+int ab_bisect_bounds_failed(const ab_bisect *b);
+
 /* The steps' waits added up: the run's time spent waiting for builds
  * (-1 when no step measured one). */
 double ab_bisect_waited(const ab_bisect *b);

@@ -18,7 +18,7 @@ enum {
 	OPT_FIND_FIX, OPT_JSON, OPT_JOBS, OPT_CACHE_DIR, OPT_WORK_DIR, OPT_NO_PREFETCH,
 	OPT_KEEP_ROOTS, OPT_CACERT, OPT_NET_TIMEOUT, OPT_REPORT, OPT_QUIET, OPT_HELP,
 	OPT_VERSION, OPT_KEYRING, OPT_PACKAGE, OPT_INSTALL, OPT_CACHE_SIZE, OPT_LAUNCH,
-	OPT_MAX_UNPACKED, OPT_SYSTEM_ROOT, OPT_REBOOT,
+	OPT_MAX_UNPACKED, OPT_SYSTEM_ROOT, OPT_REBOOT, OPT_CHECK_BOUNDS,
 };
 
 #define M(c) (1u << (c))
@@ -53,6 +53,7 @@ static const opt_def defs[] = {
 	{ "timeout", 1, OPT_TIMEOUT, M_RUNS, 1 },
 	{ "timeout-verdict", 1, OPT_TIMEOUT_VERDICT, M_RUNS, 1 },
 	{ "jobs", 1, OPT_JOBS, M_RUNS, 1 },
+	{ "check-bounds", 0, OPT_CHECK_BOUNDS, M_RUNS, 1 },
 	{ "no-prefetch", 0, OPT_NO_PREFETCH, M_RUNS, 1 },
 	{ "cache-dir", 1, OPT_CACHE_DIR, M_SESSION, 1 },
 	{ "cache-size", 1, OPT_CACHE_SIZE, M_PREPARES, 1 },
@@ -233,6 +234,7 @@ static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char 
 	case OPT_CACHE_DIR: cli->cache_dir = absolute(cli, arg); break;
 	case OPT_WORK_DIR: cli->work_dir = absolute(cli, arg); break;
 	case OPT_NO_PREFETCH: cli->no_prefetch = flag; break;
+	case OPT_CHECK_BOUNDS: cli->check_bounds = flag; break;
 	case OPT_KEEP_ROOTS: cli->keep_roots = flag; break;
 	case OPT_CACERT: cli->cacert = absolute(cli, arg); break;
 	case OPT_REPORT: cli->report_file = arg; break;
@@ -553,6 +555,8 @@ char **ab_cli_session_argv(const ab_cli *cli, const char *good_id, const char *b
 	}
 	if (cli->no_prefetch)
 		push_opt(&v, &n, "--no-prefetch", NULL);
+	if (cli->check_bounds)
+		push_opt(&v, &n, "--check-bounds", NULL);
 	if (cli->cache_dir)
 		push_opt(&v, &n, "--cache-dir", cli->cache_dir);
 	if (cli->cache_size > 0) {
@@ -614,6 +618,9 @@ static void option_help(ab_cmd cmd, FILE *out)
 		{ OPT_TIMEOUT_VERDICT, N_("  --timeout-verdict bad|skip  what a timed-out probe means (default: bad)\n") },
 		{ OPT_JOBS, N_("  --jobs N                builds probed at once (default 1)\n") },
 		{ OPT_NO_PREFETCH, N_("  --no-prefetch           no background downloads\n") },
+		{ OPT_CHECK_BOUNDS, N_("  --check-bounds          test the good and the bad end first (at once with\n"
+				       "                          --jobs 2+); exit 1 if they are not what they were\n"
+				       "                          given as (off by default)\n") },
 		{ OPT_CACHE_DIR, N_("  --cache-dir DIR         verified downloads (default $XDG_CACHE_HOME/artbisect)\n") },
 		{ OPT_CACHE_SIZE, N_("  --cache-size SIZE       cap the cache (K, M, G suffixes; default a quarter\n"
 				     "                          of the space its file system could give it)\n") },

@@ -44,6 +44,7 @@ typedef struct ab_cli {
 	int json;
 	int jobs;
 	int no_prefetch;
+	int check_bounds;	/* --check-bounds: probe the ends first */
 	int keep_roots;
 	int quiet;
 	const char *cache_dir;

@@ -502,6 +502,7 @@ static int ctx_make_bisect(ctx *c, size_t good_idx, size_t bad_idx)
 	bopt.install_rpm = cli->install_rpm;
 	bopt.prefetch = !cli->no_prefetch;
 	bopt.jobs = cli->jobs;
+	bopt.check_bounds = cli->check_bounds;
 	c->b = ab_bisect_new(c->idx, good_idx, bad_idx, &bopt, &c->err);
 	return c->b ? 0 : -1;
 }

@@ -74,6 +74,125 @@ static json_t *build_ref(const ab_bisect *b, size_t idx)
 	return o;
 }
 
+/* ---- --check-bounds ----
+ * What the check of the ends said, in one line. Ids and reasons come
+ * from the index and the network: they go through esc (the terminal's
+ * or Markdown's escapes; none for JSON, which jansson quotes). */
+
+typedef void (*esc_fn)(ab_buf *out, const char *s);
+
+static void esc_none(ab_buf *out, const char *s) { ab_buf_puts(out, s); }
+static void esc_term(ab_buf *out, const char *s) { ab_esc_term_to(out, s, 0); }
+
+/* Why one end is not what it was given as; nothing when it is. */
+static void bound_problem(ab_buf *out, const ab_bisect *b, const ab_step *s, int is_old,
+			  esc_fn esc)
+{
+	int fix = b->opt.find_fix;
+	const char *given = is_old ? ab_bisect_old_term(b) : ab_bisect_new_term(b);
+	char *what;
+	const char *why;
+
+	if (out->len)
+		ab_buf_puts(out, "; ");
+	if (s->by == AB_BY_UNAVAILABLE)
+		what = ab_xasprintf(_("the %s end %s is unavailable (%s): the check cannot say whether it is %s"),
+				    given, "\x01", "\x02", given);
+	else if (s->verdict == AB_TERM_SKIP)
+		what = ab_xasprintf(s->reason ? _("the %s end %s could not be tested (%s): the check cannot say whether it is %s")
+					      : _("the %s end %s could not be tested%s: the check cannot say whether it is %s"),
+				    given, "\x01", s->reason ? "\x02" : "", given);
+	else if (is_old)
+		what = ab_xasprintf(fix ? _("the bad end %s is good%s: the fix is older than the range")
+					: _("the good end %s is bad%s: the problem is older than the range"),
+				    "\x01", s->reason ? " (\x02)" : "");
+	else
+		what = ab_xasprintf(fix ? _("the good end %s is bad%s: the fix is not in it")
+					: _("the bad end %s is good%s: the problem does not show in it"),
+				    "\x01", s->reason ? " (\x02)" : "");
+	/* The id and the reason go in escaped, at their marks. */
+	for (why = what; *why; why++) {
+		if (*why == '\x01')
+			esc(out, b->index->builds[s->index].id);
+		else if (*why == '\x02')
+			esc(out, s->reason ? s->reason : "");
+		else
+			ab_buf_append(out, why, 1);
+	}
+	free(what);
+}
+
+/* The line that says why the ends failed the check, or NULL. */
+static char *bounds_problems(const ab_bisect *b, esc_fn esc)
+{
+	ab_bounds bd;
+	ab_buf out = {0};
+
+	if (!ab_bisect_bounds(b, &bd) || !ab_bisect_bounds_failed(b))
+		return NULL;
+	ab_buf_puts(&out, "");
+	if (bd.old_step && !bd.old_ok)
+		bound_problem(&out, b, bd.old_step, 1, esc);
+	if (bd.new_step && !bd.new_ok)
+		bound_problem(&out, b, bd.new_step, 0, esc);
+	return ab_buf_steal(&out);
+}
+
+/* "good", "bad", "skip", "unavailable", or null when not tested. */
+static json_t *bound_json(const ab_step *s)
+{
+	if (!s)
+		return json_null();
+	return json_string(s->by == AB_BY_UNAVAILABLE ? "unavailable" : ab_term_name(s->verdict));
+}
+
+/* The report's "bounds" object, only when the check ran. */
+static void json_bounds(json_t *o, const ab_bisect *b)
+{
+	ab_bounds bd;
+	char *why;
+	json_t *j;
+
+	if (!ab_bisect_bounds(b, &bd))
+		return;
+	j = json_pack("{s:b, s:b, s:o, s:o}", "checked", bd.old_step && bd.new_step,
+		      "ok", !ab_bisect_bounds_failed(b), "old", bound_json(bd.old_step),
+		      "new", bound_json(bd.new_step));
+	why = bounds_problems(b, esc_none);
+	if (why)
+		json_object_set_new(j, "message", json_string(why));
+	free(why);
+	json_object_set_new(o, "bounds", j);
+}
+
+/* The check in one line (escaped by esc), or nothing when it did not
+ * run; a failure only with failures (the text report says it first). */
+static void bounds_line(ab_buf *out, const ab_bisect *b, esc_fn esc, int failures)
+{
+	ab_bounds bd;
+	char *why;
+
+	if (!ab_bisect_bounds(b, &bd))
+		return;
+	why = bounds_problems(b, esc);
+	if (why && !failures) {
+		free(why);
+		return;
+	}
+	if (why) {
+		ab_buf_printf(out, _("The ends were checked first (--check-bounds): %s.\n"), why);
+	} else if (bd.old_step && bd.new_step) {
+		ab_buf_puts(out, _("The ends were checked first (--check-bounds): "));
+		esc(out, b->index->builds[bd.old_step->index].id);
+		ab_buf_printf(out, _(" is %s, "), ab_bisect_old_term(b));
+		esc(out, b->index->builds[bd.new_step->index].id);
+		ab_buf_printf(out, _(" is %s.\n"), ab_bisect_new_term(b));
+	} else {
+		ab_buf_puts(out, _("The check of the ends (--check-bounds) was not finished.\n"));
+	}
+	free(why);
+}
+
 int ab_report_exit_status(const ab_bisect *b)
 {
 	switch (b->result) {
@@ -114,9 +233,13 @@ json_t *ab_report_json(const ab_bisect *b)
 			json_object_set_new(js, "wait_seconds", json_real(ab_round_ms(s->wait)));
 		if (s->reason)
 			json_object_set_new(js, "reason", json_string(s->reason));
+		if (s->bound)
+			json_object_set_new(js, "bound",
+					    json_string(s->index == b->old_end ? "old" : "new"));
 		json_array_append_new(steps, js);
 	}
 	json_object_set_new(o, "steps", steps);
+	json_bounds(o, b);
 	json_object_set_new(o, "tested", json_integer(b->tested));
 	json_object_set_new(o, "builds", json_integer((json_int_t)b->index->nbuilds));
 	if (ab_bisect_waited(b) >= 0)
@@ -195,6 +318,12 @@ char *ab_report_text(const ab_bisect *b)
 		ab_buf_puts(&out, ".\n\n");
 		break;
 	case AB_RESULT_INCONCLUSIVE:
+		if (ab_bisect_bounds_failed(b)) {
+			ab_buf_puts(&out, _("Inconclusive: the range's ends are not what they were given as.\n"));
+			bounds_line(&out, b, esc_term, 1);
+			ab_buf_puts(&out, "\n");
+			break;
+		}
 		ab_buf_printf(&out, fix ? _("Inconclusive: the fix is in one of %zu builds:")
 				       : _("Inconclusive: the first bad build is one of %zu builds:"),
 			      hi - lo);
@@ -245,6 +374,7 @@ char *ab_report_text(const ab_bisect *b)
 	if (ab_bisect_waited(b) >= 0)
 		ab_buf_printf(&out, _("Waited %.1f s in all for builds to be downloaded, checked and unpacked.\n"),
 			      ab_bisect_waited(b));
+	bounds_line(&out, b, esc_term, 0);
 	for (i = 0; i < b->nsteps; i++) {
 		const ab_step *s = &b->steps[i];
 		if (s->by == AB_BY_UNAVAILABLE) {
@@ -256,7 +386,8 @@ char *ab_report_text(const ab_bisect *b)
 			free(why);
 		}
 	}
-	if (git_commands(old, nw) && b->result != AB_RESULT_ABORTED) {
+	/* Not when an end failed --check-bounds: the change is not between them. */
+	if (git_commands(old, nw) && b->result != AB_RESULT_ABORTED && !ab_bisect_bounds_failed(b)) {
 		ab_buf_puts(&out, "\n");
 		if (b->index->vcs_url) {
 			char *url = ab_esc_term(b->index->vcs_url);
@@ -390,7 +521,7 @@ static void md_middle(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi, int
 		ab_buf_puts(out, "\n");
 		commits_between(out, old, nw);
 	}
-	if (git_commands(old, nw)) {
+	if (git_commands(old, nw) && !ab_bisect_bounds_failed(b)) {
 		ab_buf_puts(out, "\n");
 		if (b->index->vcs_url) {
 			char *url = md(b->index->vcs_url);
@@ -413,6 +544,16 @@ char *ab_report_markdown(const ab_bisect *b)
 	ab_buf out = {0};
 
 	md_title(&out, b, lo, hi, fix, found);
+	{
+		ab_buf line = {0};
+
+		bounds_line(&line, b, ab_esc_md_to, 1);
+		if (line.len) {
+			ab_buf_append(&out, line.data, line.len);
+			ab_buf_puts(&out, "\n");
+		}
+		ab_buf_free(&line);
+	}
 	ab_buf_printf(&out, "| | %s | %s | %s | %s |\n|---|---|---|---|---|\n", _("build"),
 		      _("version"), _("commit"), _("date"));
 	md_build_row(&out, fix ? _("last bad") : _("last good"), old);

@@ -107,7 +107,7 @@ void ab_session_add_kernel(ab_session *s, const char *type, const char *release,
 }
 
 static void add_step(ab_session *s, const char *id, ab_term v, ab_by by, double secs,
-		     double wait, const char *reason)
+		     double wait, const char *reason, int bound)
 {
 	ab_session_step *st;
 
@@ -119,6 +119,7 @@ static void add_step(ab_session *s, const char *id, ab_term v, ab_by by, double 
 	st->seconds = secs;
 	st->wait = wait;
 	st->reason = ab_xstrdup(reason);
+	st->bound = bound;
 }
 
 static int term_from_name(const char *s, ab_term *t)
@@ -235,7 +236,7 @@ ab_session *ab_session_load(const char *work_dir, ab_error *err)
 
 			add_step(s, id, t, b, json_number_value(json_object_get(v, "seconds")),
 				 json_is_number(w) && json_number_value(w) >= 0 ? json_number_value(w) : -1,
-				 str_field(v, "reason"));
+				 str_field(v, "reason"), json_is_true(json_object_get(v, "bound")));
 		}
 	}
 out:
@@ -268,6 +269,8 @@ int ab_session_save(const ab_session *s, const char *work_dir, ab_error *err)
 			json_object_set_new(o, "wait_seconds", json_real(ab_round_ms(st->wait)));
 		if (st->reason)
 			json_object_set_new(o, "reason", json_string(st->reason));
+		if (st->bound)
+			json_object_set_new(o, "bound", json_true());
 		json_array_append_new(steps, o);
 	}
 	json_object_set_new(root, "format", json_string("artbisect-session"));
@@ -423,7 +426,7 @@ void ab_session_capture(ab_session *s, const ab_bisect *b)
 		if (st->by == AB_BY_FAILED_BUILD)
 			continue;
 		add_step(s, b->index->builds[st->index].id, st->verdict, st->by, st->seconds,
-			 st->wait, st->reason);
+			 st->wait, st->reason, st->bound);
 	}
 	free(s->result);
 	s->result = ab_xstrdup(results[b->result]);
@@ -448,8 +451,12 @@ int ab_session_apply(const ab_session *s, ab_bisect *b, int by_replay, ab_error 
 		}
 		if (by_replay && by != AB_BY_UNAVAILABLE)
 			by = AB_BY_REPLAY;
-		if (ab_bisect_record(b, (size_t)pos, st->verdict, by, st->seconds, st->wait, st->reason) !=
-		    AB_ENGINE_OK) {
+		/* An end's --check-bounds verdict is a step, never a move of
+		 * the range: the engine does not see it. */
+		if (st->bound ? ab_bisect_record_bound(b, (size_t)pos, st->verdict, by, st->seconds,
+						       st->wait, st->reason) != 0
+			      : ab_bisect_record(b, (size_t)pos, st->verdict, by, st->seconds, st->wait,
+						 st->reason) != AB_ENGINE_OK) {
 			ab_error_set(err, AB_EXIT_USAGE,
 				     _("the session's verdict '%s' on build %s contradicts its earlier verdicts"),
 				     ab_term_name(st->verdict), st->id);
@@ -481,6 +488,9 @@ static void put_comment(ab_buf *out, const char *s)
 	}
 }
 
+/* Starts the comment of a --check-bounds step in the log. */
+static const char bound_mark[] = "check-bounds ";
+
 char *ab_session_log(const ab_session *s)
 {
 	ab_buf out = {0};
@@ -507,7 +517,8 @@ char *ab_session_log(const ab_session *s)
 		/* "--": an id may start with '-' (it is no option). */
 		ab_buf_printf(&out, "artbisect %s -- %s", ab_term_name(st->verdict), q);
 		free(q);
-		ab_buf_printf(&out, "  # %s", ab_by_name(st->by));
+		/* "check-bounds": an end's check, which replay keeps apart. */
+		ab_buf_printf(&out, "  # %s%s", st->bound ? bound_mark : "", ab_by_name(st->by));
 		if (st->reason) {
 			ab_buf_puts(&out, ": ");
 			put_comment(&out, st->reason);
@@ -684,6 +695,7 @@ ab_session *ab_session_parse_log(const char *text, const char *label, ab_error *
 			ab_by by = AB_BY_REPLAY;
 			const char *reason = NULL;
 			double secs = 0, wait = -1;
+			int bound = 0;
 
 			if (!s) {
 				ab_error_set(err, AB_EXIT_USAGE,
@@ -704,7 +716,13 @@ ab_session *ab_session_parse_log(const char *text, const char *label, ab_error *
 			 * replay's own. */
 			if (comment) {
 				const char *c = comment + strspn(comment, " ");
-				size_t wl = strcspn(c, ",: ");
+				size_t wl;
+
+				if (!strncmp(c, bound_mark, sizeof bound_mark - 1)) {
+					bound = 1;
+					c += sizeof bound_mark - 1;
+				}
+				wl = strcspn(c, ",: ");
 				char *word = ab_xstrndup(c, wl);
 				ab_by named;
 
@@ -723,7 +741,7 @@ ab_session *ab_session_parse_log(const char *text, const char *label, ab_error *
 				}
 				free(word);
 			}
-			add_step(s, w[first + 1], t, by, secs, wait >= 0 ? wait : -1, reason);
+			add_step(s, w[first + 1], t, by, secs, wait >= 0 ? wait : -1, reason, bound);
 		} else {
 			ab_error_set(err, AB_EXIT_USAGE,
 				     _("%s, line %u: expected start, good, bad or skip, got '%s'"),

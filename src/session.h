@@ -23,6 +23,7 @@ typedef struct ab_session_step {
 	double seconds;
 	double wait;		/* ab_step.wait; -1 when not measured */
 	char *reason;		/* why unavailable, or NULL */
+	int bound;		/* ab_step.bound: a --check-bounds end */
 } ab_session_step;
 
 /* A kernel --install system put on the machine. */
