@@ -26,6 +26,19 @@ diff -u "$T/sample" "$T/demo.out" > "$T/sample.diff"
 tap_ok $? "the README's sample is what the demo prints (timings aside)"
 [ -s "$T/sample.diff" ] && diag "$(cat "$T/sample.diff")"
 
+# The session sample: `artbisect start` on the demo's farm, as root
+# with the default directories (HOME made /root, digests made H).
+sed -n '/^<!-- sample: start -->$/,/^<!-- end sample -->$/p' "$README" |
+	sed '1,2d;$d' | sed '$d' | sed -E 's/[0-9a-f]{64}/H/' > "$T/sample-start"
+ok "the README has the start sample" test -s "$T/sample-start"
+run env HOME="$T/home" XDG_STATE_HOME= XDG_CACHE_HOME= XDG_CONFIG_HOME= \
+	sh -c '"$1" start --index "$2" 2>&1' sh "$ARTBISECT" "$T/demo/farm/index.json"
+is "$RC" 0 "start on the demo farm"
+sed -E "s|$T/home|/root|; s/[0-9a-f]{64}/H/" "$T/run.out" > "$T/start.out"
+diff -u "$T/sample-start" "$T/start.out" > "$T/start.diff"
+tap_ok $? "the README's start sample is what start prints on the demo farm"
+[ -s "$T/start.diff" ] && diag "$(cat "$T/start.diff")"
+
 # The two command lines: the first runs the demo, the second the tests,
 # and .ci/run takes the second.
 first=$(awk '/^```/{n++; next} n==1 {print; exit}' "$README")
