@@ -39,6 +39,24 @@ diff -u "$T/sample-start" "$T/start.out" > "$T/start.diff"
 tap_ok $? "the README's start sample is what start prints on the demo farm"
 [ -s "$T/start.diff" ] && diag "$(cat "$T/start.diff")"
 
+# Every file the README links to is there (in a release tarball too).
+missing=
+for f in $(grep -o '](\([^)#h:][^)#]*\)' "$README" | sed 's/^](//' | sort -u); do
+	[ -e "$TESTS_SRCDIR/../$f" ] || missing="$missing $f"
+done
+is "$missing" "" "every file the README links to exists"
+
+# One vocabulary: --help and the README say the same of --net-timeout.
+like "$("$ARTBISECT" --help | grep -- '--net-timeout')" 'retry a transfer slower than 1 KiB/s' \
+	"--help: --net-timeout retries a slow transfer"
+like "$(grep -A1 -- '^- `--net-timeout S`' "$README" | tr '\n' ' ')" 'less than 1 KiB a second' \
+	"README: --net-timeout in the same words"
+
+# The rpm.org packages: without them the skip says how to get the full run.
+run env TESTDATA="$T/no-testdata" bash "$TESTS_SRCDIR/rpm-packages.sh"
+like "$OUT" 'SKIP .*--with-testdata=DIR where DIR/rpm-org holds them' \
+	"without rpm.org's packages, the skip says how to get the full run"
+
 # The two command lines: the first runs the demo, the second the tests,
 # and .ci/run takes the second.
 first=$(awk '/^```/{n++; next} n==1 {print; exit}' "$README")
