@@ -6,54 +6,8 @@ set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
 
 mkfarm --out "$T/farm" --builds 20 --culprit 13
-# person.py STEPS_JSON CMD...: for each [regex, reply] in STEPS_JSON it
-# waits for regex to appear (after the previous match) and types reply;
-# after the steps it answers every question by running the build's app.
-# Prints the whole transcript; exits with the command's status.
-cat > "$T/person.py" <<'PY'
-import json, os, pty, re, subprocess, sys, time
-steps = json.loads(sys.argv[1])
-argv = sys.argv[2:]
-pid, fd = pty.fork()
-if pid == 0:
-    os.execv(argv[0], argv)
-log = b""
-pos = 0
-root = None
-deadline = time.time() + 60
-def plain():
-    return re.sub(rb"\x1b\[[0-9;]*m", b"", log)
-while time.time() < deadline:
-    try:
-        data = os.read(fd, 4096)
-    except OSError:
-        break
-    if not data:
-        break
-    log += data
-    text = plain()
-    for m in re.finditer(rb"Build (\S+) is ready in (\S+)\r?\n", text):
-        root = m.group(2).decode()
-    while steps:
-        m = re.compile(steps[0][0].encode(), re.S).search(text, pos)
-        if not m:
-            break
-        pos = m.end()
-        os.write(fd, steps[0][1].encode())
-        steps.pop(0)
-    if steps:
-        continue
-    q = re.compile(rb"good or bad\?[^\n]*: $").search(text, pos)
-    if q and root:
-        pos = q.end()
-        ok = subprocess.run([root + "/usr/bin/app"], capture_output=True).returncode == 0
-        os.write(fd, b"g\n" if ok else b"b\n")
-_, status = os.waitpid(pid, 0)
-sys.stdout.write(log.decode(errors="replace").replace("\r", ""))
-sys.exit(os.waitstatus_to_exitcode(status))
-PY
 A=("$ARTBISECT" --index "$T/farm/index.json" --cache-dir "$T/cache")
-person() { run env TERM=xterm "$PYTHON3" "$T/person.py" "$@"; }
+person() { run env TERM=xterm "$PYTHON3" "$TESTS_SRCDIR/person.py" "$@"; }
 
 # list, then retry (a fresh root), then the answers.
 person '[["good or bad\\?[^\\n]*: $", "l\n"], ["known bad.*?: $", "r\n"], ["is ready in", ""]]' \
