@@ -474,6 +474,17 @@ static int package_url(const char *base, const pkg *p, int remote, char **out, c
 	return rc;
 }
 
+/* Moves package from to slot to (to <= from), leaving from empty: a
+ * refusal half way through a pass frees every slot, and a package
+ * then held by two slots was freed twice (found by fuzz-repodata). */
+static void keep_pkg(pkgs *ps, size_t to, size_t from)
+{
+	if (to == from)
+		return;
+	ps->v[to] = ps->v[from];
+	memset(&ps->v[from], 0, sizeof ps->v[from]);
+}
+
 /* The index of the builds of package in the decompressed primary
  * metadata, whose artifact URLs resolve against base; NULL with err
  * (exit 2). label names the primary in messages. */
@@ -531,7 +542,7 @@ static ab_index *index_of_primary(const char *base, const char *source_url, cons
 				     label, package, p->ver, p->rel, p->sum_type ? p->sum_type : "missing");
 			goto out;
 		}
-		ps.v[kept++] = *p;
+		keep_pkg(&ps, kept++, i);
 	}
 	ps.n = kept;
 	qsort(ps.v, ps.n, sizeof *ps.v, cmp_pkg);
@@ -542,13 +553,13 @@ static ab_index *index_of_primary(const char *base, const char *source_url, cons
 		    is_epoch_zero(ps.v[kept - 1].epoch) == is_epoch_zero(ps.v[i].epoch)) {
 			if (!strcmp(ps.v[i].arch, machine)) {
 				pkg_free(&ps.v[kept - 1]);
-				ps.v[kept - 1] = ps.v[i];
+				keep_pkg(&ps, kept - 1, i);
 			} else {
 				pkg_free(&ps.v[i]);
 			}
 			continue;
 		}
-		ps.v[kept++] = ps.v[i];
+		keep_pkg(&ps, kept++, i);
 	}
 	ps.n = kept;
 	if (ps.n < 2) {
