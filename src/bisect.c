@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "bisect.h"
+#include "bisect_steps.h"
 #include "i18n.h"
 #include "prefetch.h"
 #include "probe.h"
@@ -144,7 +145,7 @@ ab_engine_rc ab_bisect_record(ab_bisect *b, size_t idx, ab_term verdict, ab_by b
 }
 
 /* The --check-bounds step of end idx, or NULL. */
-static const ab_step *bound_step(const ab_bisect *b, size_t idx)
+const ab_step *bisect_bound_step(const ab_bisect *b, size_t idx)
 {
 	size_t i;
 
@@ -157,7 +158,7 @@ static const ab_step *bound_step(const ab_bisect *b, size_t idx)
 int ab_bisect_record_bound(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
 			   double seconds, double wait, const char *reason)
 {
-	if ((idx != b->old_end && idx != b->new_end) || bound_step(b, idx))
+	if ((idx != b->old_end && idx != b->new_end) || bisect_bound_step(b, idx))
 		return -1;
 	add_step(b, idx, verdict, by, seconds, wait, reason);
 	b->steps[b->nsteps - 1].bound = 1;
@@ -167,8 +168,8 @@ int ab_bisect_record_bound(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
 int ab_bisect_bounds(const ab_bisect *b, ab_bounds *out)
 {
 	memset(out, 0, sizeof *out);
-	out->old_step = bound_step(b, b->old_end);
-	out->new_step = bound_step(b, b->new_end);
+	out->old_step = bisect_bound_step(b, b->old_end);
+	out->new_step = bisect_bound_step(b, b->new_end);
 	/* A skip or an unavailable end is not the verdict it was given as:
 	 * the check cannot vouch for it. */
 	out->old_ok = out->old_step && engine_verdict(b, out->old_step->verdict) == AB_V_OLD;
@@ -220,7 +221,7 @@ static char *root_path(const ab_bisect *b, size_t idx)
  * A build that prefetch brought in is unpacked at once, in the worker's
  * thread, into ROOT@early (by way of ROOT@early-tmp, renamed when whole),
  * so that the step that needs it only renames it. RPMs are checked by
- * librpm first, as prepare() does (which checks them again before it
+ * librpm first, as bisect_prepare() does (which checks them again before it
  * takes the early root). Not with --install rpm: that is a transaction.
  * The '@' is never in a root's own name (ab_safe_name). */
 
@@ -302,7 +303,7 @@ out:
 
 /* Removes every early root but those of builds keys[0..nkeys): the
  * verdicts made them useless. Their workers are gone or kept. */
-static void early_sweep(const ab_bisect *b, const size_t *keys, size_t nkeys)
+void bisect_early_sweep(const ab_bisect *b, const size_t *keys, size_t nkeys)
 {
 	char *dir = ab_path_join(b->opt.work_dir, "roots");
 	DIR *d = opendir(dir);
@@ -332,7 +333,7 @@ static void early_sweep(const ab_bisect *b, const size_t *keys, size_t nkeys)
 
 /* Removes a root a probe or a person has had; what cannot be removed
  * (a file system still mounted in it) is left and said. */
-static void remove_root(const ab_bisect_callbacks *cb, const char *root)
+void bisect_remove_root(const ab_bisect_callbacks *cb, const char *root)
 {
 	ab_error e = {0};
 
@@ -342,7 +343,7 @@ static void remove_root(const ab_bisect_callbacks *cb, const char *root)
 
 /* Downloads, verifies and unpacks one build. Returns 0 and *root when
  * ready, 1 with *reason when the build is unavailable, -1 with err. */
-static int prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
+int bisect_prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		   size_t idx, char **root, char **artifacts, char **reason, ab_error *err)
 {
 	const ab_build *bd = &b->index->builds[idx];
@@ -504,7 +505,7 @@ out:
 }
 
 /* The probe's description for build idx in root. */
-static void probe_spec(ab_bisect *b, size_t idx, const char *root, const char *artifacts,
+void bisect_probe_spec(ab_bisect *b, size_t idx, const char *root, const char *artifacts,
 		       ab_probe_spec *spec)
 {
 	const ab_build *bd = &b->index->builds[idx];
@@ -546,7 +547,7 @@ static int probe_could_not_run(const ab_bisect *b, const char *root, const ab_pr
 /* A finished probe's verdict: 0 with *t and *by; 1 when the run must
  * stop (the probe aborted it, or could not run), -1 when it was
  * interrupted; err says. */
-static int probe_verdict(ab_bisect *b, size_t idx, const char *root, const ab_probe_result *res,
+int bisect_probe_verdict(ab_bisect *b, size_t idx, const char *root, const ab_probe_result *res,
 			 ab_term *t, ab_by *by, ab_error *err)
 {
 	const ab_build *bd = &b->index->builds[idx];
@@ -584,7 +585,7 @@ static int probe_verdict(ab_bisect *b, size_t idx, const char *root, const ab_pr
 
 /* Why an end's verdict is not the one it was given as (the probe's
  * status, for the report), or NULL when it is. */
-static char *bound_reason(const ab_bisect *b, size_t idx, ab_term t, const ab_probe_result *res)
+char *bisect_bound_reason(const ab_bisect *b, size_t idx, ab_term t, const ab_probe_result *res)
 {
 	ab_verdict want = idx == b->old_end ? AB_V_OLD : AB_V_NEW;
 
@@ -598,7 +599,7 @@ static char *bound_reason(const ab_bisect *b, size_t idx, ab_term t, const ab_pr
 /* Probes or asks; 0 with a recorded verdict, 1 when the run must stop
  * (abort or quit), -1 with err. wait: the seconds the build took to be
  * ready; bound: idx is an end, checked for --check-bounds. */
-static int judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, size_t idx,
+int bisect_judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, size_t idx,
 		 char **root, char **artifacts, double wait, int bound, ab_error *err)
 {
 	ab_probe_spec spec;
@@ -617,7 +618,7 @@ static int judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, s
 
 			free(*root);
 			free(*artifacts);
-			rc = prepare(b, cache, cb, idx, root, artifacts, &reason, err);
+			rc = bisect_prepare(b, cache, cb, idx, root, artifacts, &reason, err);
 			wait += ab_now() - t0;
 			if (rc != 0) {
 				if (rc > 0)
@@ -635,14 +636,14 @@ static int judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, s
 			ab_bisect_record(b, idx, t, AB_BY_USER, 0, wait, NULL);
 		return 0;
 	}
-	probe_spec(b, idx, *root, *artifacts, &spec);
+	bisect_probe_spec(b, idx, *root, *artifacts, &spec);
 	if (ab_probe_run(&spec, &res, err) < 0)
 		return -1;
-	rc = probe_verdict(b, idx, *root, &res, &t, &by, err);
+	rc = bisect_probe_verdict(b, idx, *root, &res, &t, &by, err);
 	if (rc != 0)
 		return rc;
 	if (bound) {
-		char *why = bound_reason(b, idx, t, &res);
+		char *why = bisect_bound_reason(b, idx, t, &res);
 
 		ab_bisect_record_bound(b, idx, t, by, res.seconds, wait, why);
 		free(why);
@@ -650,262 +651,6 @@ static int judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, s
 		ab_bisect_record(b, idx, t, by, res.seconds, wait, NULL);
 	}
 	return 0;
-}
-
-/* ---- multisection: several probes at once, without rounds ----
- * Whenever a probe slot is free, the engine picks the build that best
- * splits what the pending builds' verdicts could leave; verdicts are
- * recorded as they come, and a probe or download they made useless is
- * stopped. With prefetch the picks are downloaded one at a time, each
- * chosen when the link turns to it: on a slow link that is when most
- * verdicts are in, and the first probe starts after one download, not
- * after N. */
-
-typedef struct job {
-	size_t idx;
-	double picked;		/* when a free slot was given to it */
-	char *root, *artifacts;
-	ab_probe_spec spec;
-	ab_probe_result res;
-	ab_error err;
-	int rc;			/* ab_probe_run's */
-	double wait;		/* seconds from picked to its probe's start */
-	volatile sig_atomic_t stop;
-	int done;		/* set by the thread when it ends (atomic) */
-	int started;		/* its probe's thread runs */
-	int over;		/* its verdict is in, or it was unavailable */
-	int bound;		/* a --check-bounds run on an end of the range */
-	pthread_t thread;
-} job;
-
-static void *job_main(void *arg)
-{
-	job *j = arg;
-	sigset_t all;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);	/* signals are the foreground's */
-	j->rc = ab_probe_run(&j->spec, &j->res, &j->err);
-	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-/* Whether build idx can still move the range. */
-static bool still_useful(const ab_bisect *b, size_t idx)
-{
-	return idx > ab_engine_last_old(b->engine) && idx < ab_engine_first_new(b->engine);
-}
-
-static void job_free(const ab_bisect *b, const ab_bisect_callbacks *cb, job *j)
-{
-	if (j->root && !b->opt.keep_roots)
-		remove_root(cb, j->root);
-	free(j->root);
-	free(j->artifacts);
-	free(j);
-}
-
-/* Whether picked build j can go to a probe without the loop waiting
- * for its download. */
-static bool job_ready(const ab_bisect *b, const job *j)
-{
-	ab_prefetch_stage st;
-
-	if (!b->prefetch)
-		return true;
-	st = ab_prefetch_stage_of(b->prefetch, j->idx);
-	return st == AB_PREFETCH_NONE || st == AB_PREFETCH_DONE;
-}
-
-/* Prepares picked build j and starts its probe in a thread. 0 when it
- * runs or its build was recorded unavailable, -1 with err. */
-static int job_start(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, job *j,
-		     ab_error *err)
-{
-	char *reason = NULL;
-	int rc;
-
-	if (cb->choose)
-		cb->choose(cb->ud, b, j->idx);
-	rc = prepare(b, cache, cb, j->idx, &j->root, &j->artifacts, &reason, err);
-	j->wait = ab_now() - j->picked;
-	if (rc < 0)
-		return -1;
-	if (rc == 1) {
-		if (j->bound)
-			ab_bisect_record_bound(b, j->idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, j->wait,
-					       reason);
-		else
-			ab_bisect_record(b, j->idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, j->wait, reason);
-		if (cb->verdict)
-			cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
-		free(reason);
-		j->over = 1;
-		return 0;
-	}
-	if (cb->ready)
-		cb->ready(cb->ud, b, j->idx, j->root);
-	probe_spec(b, j->idx, j->root, j->artifacts, &j->spec);
-	j->spec.stop = &j->stop;
-	if (pthread_create(&j->thread, NULL, job_main, j) != 0) {
-		ab_error_set(err, AB_EXIT_FAILURE, _("cannot start the probe: %s"), strerror(errno));
-		return -1;
-	}
-	j->started = 1;
-	return 0;
-}
-
-/* Records finished probe j's verdict: 0, 1 when the run must stop,
- * -1 with err. */
-static int job_verdict(ab_bisect *b, const ab_bisect_callbacks *cb, job *j, ab_error *err)
-{
-	ab_term t;
-	ab_by by;
-	int rc;
-
-	if (j->res.outcome == AB_PROBE_STOPPED)
-		return 0;	/* stopped: no longer needed */
-	if (j->rc < 0) {
-		*err = j->err;
-		return -1;
-	}
-	rc = probe_verdict(b, j->idx, j->root, &j->res, &t, &by, err);
-	if (rc == 0 && j->bound) {
-		char *why = bound_reason(b, j->idx, t, &j->res);
-
-		ab_bisect_record_bound(b, j->idx, t, by, j->res.seconds, j->wait, why);
-		free(why);
-		if (cb->verdict)
-			cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
-	} else if (rc == 0 && ab_bisect_record(b, j->idx, t, by, j->res.seconds, j->wait, NULL) ==
-		   AB_ENGINE_OK && cb->verdict) {
-		cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
-	}
-	return rc;
-}
-
-/* Runs the rest of the search with up to opt.jobs probes at once. 0
- * when it ended (b->result says how), 1 when the run must stop, -1 with
- * err. */
-static int multisect(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
-		     ab_error *err)
-{
-	/* With prefetch, one build more than probes: it downloads while
-	 * they all run, so the slot the next verdict frees does not wait
-	 * for the link. */
-	size_t slots = (size_t)b->opt.jobs, cap = slots + (b->prefetch != NULL), n = 0, i, k;
-	size_t nprobing;
-	job **js = ab_xcalloc(cap, sizeof *js);	/* picked, in pick order */
-	size_t keys[AB_ENGINE_MAX_PENDING + 1];
-	int ret = 0;
-
-	for (;;) {
-		int acted = 0, dropped = 0, fetching = 0;
-
-		/* Verdicts that came in. */
-		for (i = 0; i < n; i++) {
-			job *j = js[i];
-
-			if (!j->started || !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
-				continue;
-			pthread_join(j->thread, NULL);
-			j->started = 0;
-			j->over = 1;
-			if (ret == 0)
-				ret = job_verdict(b, cb, j, err);
-			acted = 1;
-		}
-		ab_bisect_settle(b);
-		if (ret == 0 && ab_cancelled(b->opt.cancel)) {
-			ab_error_set(err, AB_EXIT_ABORTED, _("interrupted"));
-			ret = -1;
-		}
-		/* Stop what they made useless, or everything; drop what is
-		 * done with. */
-		for (i = k = 0; i < n; i++) {
-			job *j = js[i];
-			bool useless = ret != 0 || b->result != AB_RESULT_RUNNING ||
-				!still_useful(b, j->idx);
-
-			if (j->started) {
-				if (useless)
-					ab_cancel(&j->stop);
-				js[k++] = j;
-			} else if (useless || j->over) {
-				dropped |= !j->over;	/* a download to cancel */
-				job_free(b, cb, j);
-			} else {
-				js[k++] = j;
-			}
-		}
-		n = k;
-		if (dropped && b->prefetch) {
-			for (i = 0; i < n; i++)
-				keys[i] = js[i]->idx;
-			ab_prefetch_keep(b->prefetch, keys, n);
-			early_sweep(b, keys, n);
-		}
-		if (ret != 0 || b->result != AB_RESULT_RUNNING) {
-			if (n == 0)
-				break;
-			goto nap;	/* waiting for stopped probes to end */
-		}
-		/* Probes for the picked builds that are ready, in pick order;
-		 * with no probe running and none ready, the first is waited
-		 * for. */
-		for (i = nprobing = 0; i < n; i++)
-			nprobing += js[i]->started;
-		for (int wait = 0, begun = 0; wait < 2 && !begun; wait++) {
-			for (i = 0; i < n && ret == 0 && nprobing < slots; i++) {
-				job *j = js[i];
-
-				if (j->started || j->over || !(wait ? nprobing == 0 : job_ready(b, j)))
-					continue;
-				if (job_start(b, cache, cb, j, err) < 0)
-					ret = -1;
-				nprobing += j->started;
-				begun = acted = 1;
-				if (wait)
-					break;
-			}
-		}
-		if (ret != 0 || acted)
-			continue;	/* look at the verdicts and the range again */
-		/* Fill the free slots and the one ahead; with prefetch, one
-		 * download at a time. */
-		for (i = 0; i < n; i++)
-			if (!js[i]->started && b->prefetch &&
-			    ab_prefetch_stage_of(b->prefetch, js[i]->idx) == AB_PREFETCH_FETCHING)
-				fetching = 1;
-		while (n < cap && !fetching) {
-			size_t pick;
-			job *j;
-
-			for (i = 0; i < n; i++)
-				keys[i] = js[i]->idx;
-			pick = ab_engine_pick(b->engine, keys, n);
-			if (pick == (size_t)-1)
-				break;
-			j = ab_xcalloc(1, sizeof *j);
-			j->idx = pick;
-			j->picked = ab_now();
-			js[n++] = j;
-			acted = 1;
-			if (b->prefetch) {
-				ab_prefetch_start(b->prefetch, pick, b->index, &b->index->builds[pick]);
-				fetching = ab_prefetch_stage_of(b->prefetch, pick) == AB_PREFETCH_FETCHING;
-			}
-		}
-		if (acted)
-			continue;
-nap:		{
-			struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
-
-			nanosleep(&ten_ms, NULL);
-		}
-	}
-	free(js);
-	return ret;
 }
 
 void ab_bisect_settle(ab_bisect *b)
@@ -954,148 +699,6 @@ static void prefetch_next(ab_bisect *b, size_t idx)
 static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		    ab_error *err);
 
-/* ---- --check-bounds: both ends probed before the first midpoint ----
- * Each end is a job as in multisection, its verdict a step of its own
- * that the engine never sees (the ends are OLD and NEW by definition).
- * With --jobs 2 or more the two probes run at once. */
-
-/* Whether finished job j ends the run (an abort, an interruption): that
- * is acted on at once, not in its turn. */
-static bool job_stops_run(const job *j)
-{
-	switch (j->res.outcome) {
-	case AB_PROBE_GOOD: case AB_PROBE_BAD: case AB_PROBE_SKIP: case AB_PROBE_TIMEOUT:
-		return j->rc < 0;
-	default:
-		return true;
-	}
-}
-
-/* Waits for the started jobs js[0..n), recording their verdicts in that
- * order (old end first); after a stop the others are stopped too. 0,
- * 1 when the run must stop, -1 with err. */
-static int bounds_wait(ab_bisect *b, const ab_bisect_callbacks *cb, job **js, size_t n,
-		       ab_error *err)
-{
-	struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
-	int ret = 0;
-
-	for (;;) {
-		size_t i, running = 0;
-		int ordered = 1;	/* every job before this one is over */
-
-		for (i = 0; i < n; i++) {
-			job *j = js[i];
-
-			if (j->started && __atomic_load_n(&j->done, __ATOMIC_ACQUIRE) &&
-			    (ordered || ret != 0 || job_stops_run(j))) {
-				pthread_join(j->thread, NULL);
-				j->started = 0;
-				j->over = 1;
-				if (ret == 0)
-					ret = job_verdict(b, cb, j, err);
-			}
-			if (j->started && ret != 0)
-				ab_cancel(&j->stop);
-			running += j->started;
-			ordered = ordered && j->over;
-		}
-		if (running == 0)
-			return ret;
-		nanosleep(&ten_ms, NULL);
-	}
-}
-
-/* Prepares end idx and probes it (or asks), in this thread. 0 with
- * its step recorded, 1 when the run must stop, -1 with err. */
-static int check_end(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, size_t idx,
-		     ab_error *err)
-{
-	char *root = NULL, *artifacts = NULL, *reason = NULL;
-	double wait = ab_now();
-	int rc;
-
-	if (cb->choose)
-		cb->choose(cb->ud, b, idx);
-	rc = prepare(b, cache, cb, idx, &root, &artifacts, &reason, err);
-	wait = ab_now() - wait;
-	if (rc < 0)
-		return -1;
-	if (rc == 1) {
-		ab_bisect_record_bound(b, idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, wait, reason);
-		free(reason);
-	} else {
-		if (cb->ready)
-			cb->ready(cb->ud, b, idx, root);
-		rc = judge(b, cache, cb, idx, &root, &artifacts, wait, 1, err);
-		if (!b->opt.keep_roots)
-			remove_root(cb, root);
-		free(root);
-		free(artifacts);
-		if (rc == 1 && !err->code)
-			ab_error_set(err, AB_EXIT_ABORTED, _("stopped by the user"));
-		if (rc != 0)
-			return rc;
-	}
-	if (cb->verdict)
-		cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
-	return 0;
-}
-
-/* Both ends' probes at once, on threads as in multisection. */
-static int check_ends_at_once(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
-			      const size_t *ends, ab_error *err)
-{
-	job *js[2];
-	size_t i, n = 0;
-	int ret = 0;
-
-	for (i = 0; i < 2 && ret == 0; i++, n++) {
-		js[i] = ab_xcalloc(1, sizeof *js[i]);
-		js[i]->idx = ends[i];
-		js[i]->bound = 1;
-		js[i]->picked = ab_now();
-		if (job_start(b, cache, cb, js[i], err) < 0)
-			ret = -1;
-	}
-	{
-		int w = bounds_wait(b, cb, js, n, err);
-
-		if (ret == 0)
-			ret = w;
-	}
-	for (i = 0; i < n; i++)
-		job_free(b, cb, js[i]);
-	return ret;
-}
-
-/* Probes (or asks about) the ends that have no --check-bounds verdict
- * yet, the old one first. 0, 1 when the run must stop, -1 with err. */
-static int check_bounds(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
-			ab_error *err)
-{
-	size_t ends[2], n = 0, i;
-	int ret = 0;
-
-	if (!bound_step(b, b->old_end))
-		ends[n++] = b->old_end;
-	if (!bound_step(b, b->new_end))
-		ends[n++] = b->new_end;
-	/* The second end downloads while the first is prepared and probed. */
-	if (n == 2 && b->prefetch)
-		ab_prefetch_start(b->prefetch, ends[1], b->index, &b->index->builds[ends[1]]);
-	if (n == 2 && b->opt.probe && b->opt.jobs >= 2)
-		ret = check_ends_at_once(b, cache, cb, ends, err);
-	else
-		for (i = 0; i < n && ret == 0; i++)
-			ret = check_end(b, cache, cb, ends[i], err);
-	if (ret == 0 && ab_cancelled(b->opt.cancel)) {
-		ab_error_set(err, AB_EXIT_ABORTED, _("interrupted"));
-		ret = -1;
-	}
-	return ret;
-}
-
 int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		  ab_error *err)
 {
@@ -1104,12 +707,12 @@ int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 	if (b->opt.prefetch) {
 		b->prefetch = ab_prefetch_new(cache, &b->opt.fetch);
 		ab_prefetch_on_ready(b->prefetch, early_unpack, b);
-		early_sweep(b, NULL, 0);	/* what an interrupted run left */
+		bisect_early_sweep(b, NULL, 0);	/* what an interrupted run left */
 	}
 	rc = 0;
 	if (b->opt.check_bounds && b->result != AB_RESULT_ABORTED &&
 	    !ab_bisect_bounds_failed(b)) {
-		rc = check_bounds(b, cache, cb, err);
+		rc = bisect_check_bounds(b, cache, cb, err);
 		if (rc != 0) {
 			b->result = AB_RESULT_ABORTED;
 			if (rc > 0)
@@ -1121,7 +724,7 @@ int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 	if (b->prefetch) {
 		ab_prefetch_free(b->prefetch);
 		b->prefetch = NULL;
-		early_sweep(b, NULL, 0);
+		bisect_early_sweep(b, NULL, 0);
 	}
 	return rc;
 }
@@ -1143,10 +746,10 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 		}
 		if (b->prefetch) {
 			ab_prefetch_keep(b->prefetch, &idx, 1);	/* the rest is useless now */
-			early_sweep(b, &idx, 1);
+			bisect_early_sweep(b, &idx, 1);
 		}
 		if (b->opt.jobs > 1 && b->opt.probe) {
-			rc = multisect(b, cache, cb, err);
+			rc = bisect_multisect(b, cache, cb, err);
 			if (rc != 0) {
 				b->result = AB_RESULT_ABORTED;
 				if (rc < 0 && err->code != AB_EXIT_ABORTED)
@@ -1158,7 +761,7 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 		if (cb->choose)
 			cb->choose(cb->ud, b, idx);
 		wait = ab_now();
-		rc = prepare(b, cache, cb, idx, &root, &artifacts, &reason, err);
+		rc = bisect_prepare(b, cache, cb, idx, &root, &artifacts, &reason, err);
 		wait = ab_now() - wait;
 		if (rc < 0) {
 			if (err->code == AB_EXIT_ABORTED)
@@ -1177,9 +780,9 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 			prefetch_next(b, idx);
 		if (cb->ready)
 			cb->ready(cb->ud, b, idx, root);
-		rc = judge(b, cache, cb, idx, &root, &artifacts, wait, 0, err);
+		rc = bisect_judge(b, cache, cb, idx, &root, &artifacts, wait, 0, err);
 		if (!b->opt.keep_roots)
-			remove_root(cb, root);
+			bisect_remove_root(cb, root);
 		free(root);
 		free(artifacts);
 		if (rc != 0) {
@@ -1212,7 +815,7 @@ int ab_bisect_prepare_next(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 		if (cb->choose)
 			cb->choose(cb->ud, b, next);
 		t0 = ab_now();
-		rc = prepare(b, cache, cb, next, root, artifacts, &reason, err);
+		rc = bisect_prepare(b, cache, cb, next, root, artifacts, &reason, err);
 		if (rc < 0)
 			return -1;
 		if (rc == 0) {

@@ -468,36 +468,27 @@ static int duplicate_id(json_t *builds, ab_error *err)
 	return dup;
 }
 
-char *ab_indexgen(const char *const *paths, size_t n, const ab_indexgen_options *opt,
-		  ab_error *err)
+/* Every artifact under paths into l (the index's own file skipped).
+ * -1 with err for a path that is missing or holds none. */
+static int find_files(list *l, const char *const *paths, size_t n, const char *out_real,
+		      ab_error *err)
 {
-	list l = {0};
-	json_t *root = NULL, *builds = NULL;
-	char *base = NULL, *out_real = NULL, *text = NULL, *arch = NULL, *project = NULL;
-	size_t i, npackages = 0, first;
-	int arch_mixed = 0, project_mixed = 0;
+	size_t i;
 
-	base = base_dir(opt->output, err);
-	if (!base)
-		goto out;
-	if (opt->output) {
-		const char *slash = strrchr(opt->output, '/');
-		out_real = ab_path_join(base, slash ? slash + 1 : opt->output);
-	}
 	for (i = 0; i < n; i++) {
 		char *real = realpath(paths[i], NULL);
 		struct stat st;
-		size_t before = l.n;
+		size_t before = l->n;
 
 		if (!real || stat(real, &st) < 0) {
 			ab_error_set(err, AB_EXIT_USAGE, "%s: %s", paths[i], strerror(errno));
 			free(real);
-			goto out;
+			return -1;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			if (walk(&l, real, out_real, err) < 0) {
+			if (walk(l, real, out_real, err) < 0) {
 				free(real);
-				goto out;
+				return -1;
 			}
 		} else {
 			const char *name = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
@@ -509,60 +500,90 @@ char *ab_indexgen(const char *const *paths, size_t n, const ab_indexgen_options 
 					     _("%s: not a package or archive artbisect knows (.rpm, .deb, .tar.*, .zip)"),
 					     paths[i]);
 				free(real);
-				goto out;
+				return -1;
 			}
-			add_file(&l, real, name, t, sl, &st);
+			add_file(l, real, name, t, sl, &st);
 		}
-		if (l.n == before) {
+		if (l->n == before) {
 			ab_error_set(err, AB_EXIT_USAGE, _("no packages or archives found under %s"),
 				     paths[i]);
 			free(real);
-			goto out;
+			return -1;
 		}
 		free(real);
 	}
+	return 0;
+}
+
+/* Reads what the packages say, keeps the ones opt names (or refuses
+ * several projects), orders the builds and hashes every file. */
+static int select_files(list *l, const ab_indexgen_options *opt, ab_error *err)
+{
+	size_t i, npackages = 0;
+
 	if (ab_rpm_init(err) < 0)
-		goto out;
-	for (i = 0; i < l.n; i++) {
-		found *f = &l.v[i];
+		return -1;
+	for (i = 0; i < l->n; i++) {
+		found *f = &l->v[i];
 
 		if ((f->type == AB_ART_RPM || f->type == AB_ART_DEB) && read_package(f, err) < 0)
-			goto out;
+			return -1;
 		npackages += f->is_package;
 	}
-	if (npackages && npackages != l.n) {
+	if (npackages && npackages != l->n) {
 		ab_error_set(err, AB_EXIT_USAGE,
 			     _("packages and plain archives cannot share one index (%zu packages, %zu archives)"),
-			     npackages, l.n - npackages);
-		goto out;
+			     npackages, l->n - npackages);
+		return -1;
 	}
-	for (i = 0; i + 1 < l.n && npackages; i++) {
-		if (l.v[i].info.kind != l.v[i + 1].info.kind) {
+	for (i = 0; i + 1 < l->n && npackages; i++) {
+		if (l->v[i].info.kind != l->v[i + 1].info.kind) {
 			ab_error_set(err, AB_EXIT_USAGE,
 				     _("RPMs and .debs cannot share one index (%s, %s)"),
-				     l.v[i].path, l.v[i + 1].path);
-			goto out;
+				     l->v[i].path, l->v[i + 1].path);
+			return -1;
 		}
 	}
 	if (!npackages && opt->npackages) {
 		ab_error_set(err, AB_EXIT_USAGE,
 			     _("--package %s: the artifacts here are archives, not packages"),
 			     opt->packages[0]);
-		goto out;
+		return -1;
 	}
-	if (npackages && opt->npackages && take_packages(&l, opt, err) < 0)
-		goto out;
-	qsort(l.v, l.n, sizeof *l.v, cmp_found);
-	if (npackages && !opt->npackages && one_project(&l, err) < 0)
-		goto out;
-	for (i = 0; i < l.n; i++) {
+	if (npackages && opt->npackages && take_packages(l, opt, err) < 0)
+		return -1;
+	qsort(l->v, l->n, sizeof *l->v, cmp_found);
+	if (npackages && !opt->npackages && one_project(l, err) < 0)
+		return -1;
+	for (i = 0; i < l->n; i++) {
 		ab_error herr = {0};
 
-		if (ab_sha256_file(l.v[i].path, l.v[i].sha256, &herr) < 0) {
+		if (ab_sha256_file(l->v[i].path, l->v[i].sha256, &herr) < 0) {
 			ab_error_set(err, AB_EXIT_FAILURE, "%s", herr.msg);
-			goto out;
+			return -1;
 		}
 	}
+	return 0;
+}
+
+char *ab_indexgen(const char *const *paths, size_t n, const ab_indexgen_options *opt,
+		  ab_error *err)
+{
+	list l = {0};
+	json_t *root = NULL, *builds = NULL;
+	char *base = NULL, *out_real = NULL, *text = NULL, *arch = NULL, *project = NULL;
+	size_t first;
+	int arch_mixed = 0, project_mixed = 0;
+
+	base = base_dir(opt->output, err);
+	if (!base)
+		goto out;
+	if (opt->output) {
+		const char *slash = strrchr(opt->output, '/');
+		out_real = ab_path_join(base, slash ? slash + 1 : opt->output);
+	}
+	if (find_files(&l, paths, n, out_real, err) < 0 || select_files(&l, opt, err) < 0)
+		goto out;
 
 	root = json_object();
 	json_object_set_new(root, "format", json_string("artbisect-index"));
