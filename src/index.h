@@ -33,6 +33,14 @@ typedef struct ab_artifact {
 				 * parsed index it may be the end of url itself */
 } ab_artifact;
 
+/* How far a build's artifacts were checked before they may be unpacked. */
+typedef enum ab_trust {
+	AB_TRUST_DIGEST = 0,	/* sha256 from the index or an unsigned checksum
+				 * list: integrity, not authenticity */
+	AB_TRUST_SIGNED,	/* a signature verified against a keyring */
+	AB_TRUST_UNVERIFIED,	/* nothing to check (--allow-unverified) */
+} ab_trust;
+
 typedef struct ab_build {
 	char *id;
 	char *commit;		/* NULL when absent, likewise date and version */
@@ -42,6 +50,10 @@ typedef struct ab_build {
 	int failed;		/* status "failed": never downloaded */
 	char commit_dropped;	/* the index gave a commit that is not 7 to 64
 				 * hex digits: commit is NULL instead */
+	char unresolved;	/* a farm's build whose artifacts are not
+				 * known yet: ab_index_resolve first */
+	unsigned char trust;	/* an ab_trust ("farm_trust" in the index) */
+	char *farm_ref;		/* the farm's own reference ("farm_ref"), or NULL */
 	size_t nartifacts;
 	ab_artifact *artifacts;
 } ab_build;
@@ -65,6 +77,9 @@ typedef struct ab_index {
 	 * the reading proved (cuts_guessed) or where a scan found them. */
 	size_t read_pieces;
 	int cuts_guessed;
+	/* A farm that resolves builds lazily (farms/farm.h), or NULL. */
+	int (*resolver)(void *farm, size_t pos, char **why, ab_error *err);
+	void *farm;
 } ab_index;
 
 /* A big index is read by as many threads as there are cores (at most
@@ -88,6 +103,18 @@ char *ab_index_label(const char *url);
 ab_index *ab_index_parse(const char *data, size_t len, const char *source_url,
 			 ab_error *err);
 void ab_index_free(ab_index *idx);
+/* The same for a farm's build list (farms/farm.c): builds with a
+ * "farm_ref" may have no artifacts yet (unresolved). */
+ab_index *ab_index_parse_farm(const char *data, size_t len, const char *source_url,
+			      ab_error *err);
+
+/* Makes sure build pos has its artifacts: a no-op for a resolved build;
+ * for a farm's, asks the farm (listings, checksum lists, signatures).
+ * 0; 1 with *why (malloc'd) when the build turns out unavailable; -1
+ * with err. Safe from several threads. */
+int ab_index_resolve(ab_index *idx, size_t pos, char **why, ab_error *err);
+/* The words for a trust level in reports ("signed", ...). */
+const char *ab_trust_name(ab_trust t);
 
 /* Finds a build by id, or by a unique commit prefix of at least 7
  * characters. Returns its position, or -1 with err set (unknown or
