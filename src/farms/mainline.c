@@ -149,6 +149,35 @@ static int check_status(ab_farm *f, const ab_listing *l, const char *dir, char *
 	return 0;
 }
 
+/* The names of l's subdirectories, "a, b", into buf: how many. */
+static size_t dir_names(const ab_listing *l, char *buf, size_t size)
+{
+	size_t i, n = 0, o = 0;
+	bool full = false;
+	char q[48];
+
+	buf[0] = '\0';
+	for (i = 0; i < l->n; i++) {
+		int w;
+
+		if (!l->entries[i].is_dir)
+			continue;
+		if (!full) {
+			w = snprintf(buf + o, size - o, "%s%s", n ? ", " : "",
+				     quote(l->entries[i].name, q, sizeof q));
+			/* cut short on a whole name, room kept for ",..." */
+			if (w < 0 || (size_t)w + 5 > size - o) {
+				snprintf(buf + o, size - o, "%s", n ? ",..." : "...");
+				full = true;
+			} else {
+				o += (size_t)w;
+			}
+		}
+		n++;
+	}
+	return n;
+}
+
 static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, char **why,
 		      ab_error *err)
 {
@@ -184,6 +213,12 @@ static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 			goto out;
 		dir = e->url;
 		files = sub;
+	} else if (dir_names(top, flavours, sizeof flavours)) {
+		/* per-architecture directories, but not this one's */
+		*why = ab_xasprintf(_("%s: no %s/ directory: no build for that architecture (there: %s)"),
+				    quote(dir, q, sizeof q), quote(arch, qa, sizeof qa), flavours);
+		r = 1;
+		goto out;
 	}
 	if ((r = check_status(f, files, dir, why, err)))
 		goto out;
