@@ -143,6 +143,12 @@ like "$RC $OUT" "^1 BAD: .*signed by a key not in --keyring \([0-9A-F]*${GOOD: -
 	"clear-signed by a key not in the keyring: refused naming it"
 run pv --clearsigned "$T/keys/good.asc" -- "$F/SHA256SUMS"
 like "$RC $OUT" "^1 BAD: .*not a clear-signed text" "a text with no signature: refused"
+g -u release@example.org -u else@example.org --clearsign -o "$F/twokeys.clear" "$F/SHA256SUMS"
+run pv --clearsigned "$T/keys/good.asc" -- "$F/twokeys.clear"
+is "$RC $OUT" "0 OK
+$(cat "$F/SHA256SUMS")" "clear-signed by two keys, one in the keyring: accepted (as InRelease)"
+run pv --clearsigned "$T/keys/old.gpg" -- "$F/twokeys.clear"
+like "$RC $OUT" "^1 BAD: .*signed by a key not in --keyring" "clear-signed by two keys, neither in the keyring: refused"
 g -u else@example.org --clearsign -o "$F/other.clear" "$F/SHA256SUMS.tampered"
 cat "$F/CHECKSUMS.clear" "$F/other.clear" >"$F/two.clear"
 run pv --clearsigned "$T/keys/good.asc" "$T/keys/other.gpg" -- "$F/two.clear"
@@ -166,5 +172,35 @@ ok "still no private home left in TMPDIR" tmp_empty
 # tests share /tmp), and still works.
 run env -u TMPDIR -u GNUPGHOME "$V" "$T/keys/good.asc" -- "$F/SHA256SUMS" "$F/SHA256SUMS.asc"
 is "$RC $OUT" "0 OK $GOOD" "TMPDIR unset: the home is made in /tmp"
+
+# -- under memcheck: no invalid access, no definite leak --------------------
+vg() {
+	run env -u GNUPGHOME valgrind --quiet --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite --show-leak-kinds=definite \
+		--log-file="$T/vg.%p.log" "$V" "$@"
+	for f in "$T"/vg.*.log; do
+		[ -s "$f" ] && diag "$(head -n 40 "$f")"
+		rm -f "$f"
+	done
+}
+if ! command -v valgrind >/dev/null 2>&1; then
+	for d in good tampered clear-signed keybox; do
+		skip "memcheck: $d" "valgrind is not installed"
+	done
+elif ldd "$V" 2>/dev/null | grep -q -E 'lib(asan|ubsan)'; then
+	for d in good tampered clear-signed keybox; do
+		skip "memcheck: $d" "built with sanitizers, which valgrind cannot run"
+	done
+else
+	vg --fd "$T/keys/good.asc" -- "$F/SHA256SUMS" "$F/SHA256SUMS.gpg"
+	is "$RC $OUT" "0 OK $GOOD" "memcheck: a good signature, clean"
+	vg "$T/keys/good.asc" -- "$F/SHA256SUMS.tampered" "$F/SHA256SUMS.asc"
+	like "$RC $OUT" "^1 BAD: .*BAD signature" "memcheck: tampered data, clean"
+	vg --clearsigned "$T/keys/good.asc" -- "$F/CHECKSUMS.clear"
+	like "$RC $OUT" "^0 OK" "memcheck: clear-signed, clean"
+	vg "$T/keys/both.kbx" "$T/keys/nokey.txt" -- "$F/SHA256SUMS" "$F/SHA256SUMS.gpg"
+	like "$RC $ERR" "^2 $T/keys/nokey.txt: no OpenPGP public key" "memcheck: a keybox, then a keyring refused, clean"
+	ok "memcheck runs left no private home in TMPDIR" tmp_empty
+fi
 
 plan_done

@@ -589,9 +589,11 @@ int ab_pgp_verify_clearsigned(ab_pgp *p, const char *data, size_t len, const cha
 		return 1;
 	}
 	pthread_mutex_lock(&p->lock);
-	/* Every signature must count: the plain text is all the signed
-	 * parts together, and one good block must not vouch for another. */
-	rc = verify_locked(p, sd, NULL, pd, true, label, NULL, 0, why);
+	/* One good signature is enough, as for a detached one: Ubuntu's
+	 * InRelease carries two, and a user may hold one of the keys. gpg
+	 * itself refuses a text of several signed blocks ("multiple
+	 * plaintexts"), so one good block never vouches for another. */
+	rc = verify_locked(p, sd, NULL, pd, false, label, NULL, 0, why);
 	pthread_mutex_unlock(&p->lock);
 	gpgme_data_release(sd);
 	out = gpgme_data_release_and_get_mem(pd, &n);

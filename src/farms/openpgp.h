@@ -40,7 +40,8 @@ int ab_pgp_verify_fd(ab_pgp *p, int fd, const char *sig, size_t siglen, const ch
 		     char *signer, size_t signer_size, char **why);
 /* A clear-signed text (-----BEGIN PGP SIGNED MESSAGE-----): 0 with the
  * signed text alone in *plain, *plain_len (malloc'd, NUL-terminated)
- * when every signature in it is good, 1 with *why otherwise. */
+ * when at least one of its signatures is good, 1 with *why otherwise
+ * (a text of several signed blocks included). */
 int ab_pgp_verify_clearsigned(ab_pgp *p, const char *data, size_t len, const char *label,
 			      char **plain, size_t *plain_len, char **why);
 /* The number of public keys in the private home. */
