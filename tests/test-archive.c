@@ -153,6 +153,16 @@ int main(void)
 	vercmp("6.9rc1-1", "6.9-1", -1);
 	vercmp("6.9rc7-1", "6.9rc10-1", -1);
 	vercmp("20240101-1", "20240222-1", -1);
+	/* where pacman's walk differs from librpm's */
+	vercmp("6.9rc1-1", "6.9.arch1-1", -1);	/* shorter separator first */
+	vercmp("1.0..1", "1.0.1", 1);
+	vercmp("1.0~rc1", "1.0", 1);		/* '~' is a separator to pacman */
+	vercmp("1.0a", "1.0", -1);
+	vercmp("1.0", "1.0.", -1);
+	vercmp("1.001", "1.1", 0);
+	vercmp("1.0a1", "1.0", -1);
+	vercmp("2.0", "1.a", 1);
+	vercmp("1.a", "1.1", -1);		/* digits are newer than letters */
 
 	/* The package name: the directory's last segment, decoded. */
 	segment("https://archive.archlinux.org/packages/l/linux/", "linux");

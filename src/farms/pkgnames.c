@@ -129,48 +129,60 @@ bool ab_archpkg_parse(const char *file, ab_archpkg *out)
 	return true;
 }
 
-/* Whether x is a version that pacman finds older than y only because x
- * goes on with a letter part where y ends: x = P + "rc1", P equal to y
- * by rpmvercmp. That is the end of pacman's rpmvercmp (lib/libalpm/
- * version.c, "the final showdown"), where librpm lets any remainder win;
- * copied here in its effect as the part where the two differ. */
-static bool alpha_tail_of(const char *x, const char *y)
-{
-	size_t n = strlen(x), i;
-	char *p;
-	bool found = false;
-
-	for (i = 1; i < n && !found; i++)
-		if (isdigit((unsigned char)x[i - 1]) && isalpha((unsigned char)x[i]))
-			break;
-	if (i >= n)
-		return false;
-	p = ab_xstrdup(x);
-	for (; i < n && !found; i++) {
-		char c;
-
-		if (!isdigit((unsigned char)x[i - 1]) || !isalpha((unsigned char)x[i]))
-			continue;
-		c = p[i];
-		p[i] = '\0';
-		found = rpmvercmp(p, y) == 0;
-		p[i] = c;
-	}
-	free(p);
-	return found;
-}
-
+/* pacman's rpmvercmp (lib/libalpm/version.c) walks the versions its
+ * own way: separators of unequal length decide, and at the end a letter
+ * part loses to nothing (1.0rc < 1.0) where librpm lets any remainder
+ * win. That walk is copied here; each pair of segments (digits against
+ * digits, letters against letters) is compared by librpm's rpmvercmp. */
 static int part_cmp(const char *a, const char *b)
 {
-	int r = rpmvercmp(a, b);
+	const char *one = a, *two = b;
 
-	if (!r)
+	if (!strcmp(a, b))
 		return 0;
-	if (alpha_tail_of(a, b))
-		return -1;
-	if (alpha_tail_of(b, a))
-		return 1;
-	return r < 0 ? -1 : 1;
+	while (*one && *two) {
+		const char *p1 = one, *p2 = two, *s1, *s2;
+		char *x, *y;
+		bool num;
+		int r;
+
+		while (*one && !isalnum((unsigned char)*one))
+			one++;
+		while (*two && !isalnum((unsigned char)*two))
+			two++;
+		if (!*one || !*two)
+			break;
+		if (one - p1 != two - p2)
+			return one - p1 < two - p2 ? -1 : 1;
+		num = isdigit((unsigned char)*one);
+		s1 = one;
+		s2 = two;
+		if (num) {
+			while (isdigit((unsigned char)*one))
+				one++;
+			while (isdigit((unsigned char)*two))
+				two++;
+		} else {
+			while (isalpha((unsigned char)*one))
+				one++;
+			while (isalpha((unsigned char)*two))
+				two++;
+		}
+		if (two == s2)	/* digits against letters: digits are newer */
+			return num ? 1 : -1;
+		x = ab_xstrndup(s1, (size_t)(one - s1));
+		y = ab_xstrndup(s2, (size_t)(two - s2));
+		r = rpmvercmp(x, y);
+		free(x);
+		free(y);
+		if (r)
+			return r < 0 ? -1 : 1;
+	}
+	if (!*one && !*two)
+		return 0;
+	/* pacman's "final showdown": a remaining letter part never beats
+	 * an empty string */
+	return (!*one && !isalpha((unsigned char)*two)) || isalpha((unsigned char)*one) ? -1 : 1;
 }
 
 /* pacman's parseEVR: leading digits and ':' are the epoch ("0" when

@@ -40,10 +40,12 @@ bool ab_archpkg_parse(const char *file, ab_archpkg *out);
 void ab_archpkg_free(ab_archpkg *p);
 
 /* pacman's alpm_pkg_vercmp on "[E:]V[-R]" strings: epochs numerically,
- * then versions, then releases when both have one. Versions compare with
- * librpm's rpmvercmp, except where pacman's own copy differs in a way
- * its documentation shows: a letter part where the other version ends
- * sorts first (1.0rc < 1.0, librpm says the opposite). <0, 0, >0. */
+ * then versions, then releases when both have one. pacman's own copy of
+ * rpmvercmp walks segments differently from librpm's (separators of
+ * unequal length decide; a letter part where the other version ends
+ * sorts first: 1.0rc < 1.0, librpm says the opposite; '~' is a plain
+ * separator): that walk is pacman's, each pair of segments is compared
+ * by librpm's rpmvercmp. <0, 0, >0. */
 int ab_alpm_vercmp(const char *a, const char *b);
 
 /* How sure a listing is an Arch Linux Archive package directory: 2 when
