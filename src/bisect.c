@@ -347,24 +347,31 @@ int bisect_prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		   size_t idx, char **root, char **artifacts, char **reason, ab_error *err)
 {
 	const ab_build *bd = &b->index->builds[idx];
-	ab_fetch_item *items = ab_xcalloc(bd->nartifacts, sizeof *items);
+	ab_fetch_item *items = NULL;
 	ab_buf list = {0};
-	size_t i;
+	size_t i, nitems = 0;
 	int rc = 0, unpacked = 0;	/* unpacked: the early root was taken */
 
 	*root = NULL;
 	*reason = NULL;
-	for (i = 0; i < bd->nartifacts; i++) {
-		items[i].url = bd->artifacts[i].url;
-		items[i].mirrors = ab_index_mirror_urls(b->index, &bd->artifacts[i], &items[i].nmirrors);
-		items[i].sha256 = bd->artifacts[i].sha256;
-		items[i].size = bd->artifacts[i].size;
-	}
 	/* A download running in the background is waited for; what it
 	 * found unavailable is not tried again. */
 	if (b->prefetch && ab_prefetch_wait(b->prefetch, idx, reason, &cb->fetch) == 1) {
 		rc = 1;
 		goto out;
+	}
+	/* A farm's build gets its artifacts now (its listing, checksum list
+	 * and signatures), unless the prefetch did it. */
+	rc = ab_index_resolve(b->index, idx, reason, err);
+	if (rc != 0)
+		goto out;
+	nitems = bd->nartifacts;
+	items = ab_xcalloc(nitems ? nitems : 1, sizeof *items);
+	for (i = 0; i < nitems; i++) {
+		items[i].url = bd->artifacts[i].url;
+		items[i].mirrors = ab_index_mirror_urls(b->index, &bd->artifacts[i], &items[i].nmirrors);
+		items[i].sha256 = bd->artifacts[i].sha256;
+		items[i].size = bd->artifacts[i].size;
 	}
 	/* Make room first: the cap holds while this build comes in, and a
 	 * small disk is not filled by entries that are no longer needed. */
@@ -495,7 +502,7 @@ out:
 	}
 	*artifacts = rc == 0 ? ab_buf_steal(&list) : NULL;
 	ab_buf_free(&list);
-	for (i = 0; i < bd->nartifacts; i++) {
+	for (i = 0; i < nitems; i++) {
 		free(items[i].path);
 		free(items[i].reason);
 		ab_index_urls_free((char **)items[i].mirrors, items[i].nmirrors);
