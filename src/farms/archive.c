@@ -38,7 +38,9 @@ static char *package_name(const ab_farm_options *o)
 
 static const char *want_arch(const ab_farm_options *o)
 {
-	return o->arch && *o->arch ? o->arch : ab_farm_host_arch("arch");
+	const char *a = o->arch && *o->arch ? o->arch : ab_farm_host_arch("arch");
+
+	return a ? a : "x86_64";
 }
 
 typedef struct cand {

@@ -224,6 +224,8 @@ static int koji_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, c
 
 	memset(out, 0, sizeof *out);
 	*why = NULL;
+	if (!arch)
+		arch = "x86_64";
 	if (!bd->farm_ref || !ab_koji_split_id(bd->id, &version, &release)) {
 		*why = ab_xasprintf(_("build %s: not a Koji VERSION-RELEASE"),
 				    ab_farm_quote(bd->id, strlen(bd->id), q, sizeof q));
