@@ -32,9 +32,15 @@
 #                              must match exactly one file, else the probe
 #                              logs "ID WRONG ..." and exits 3 (bad); then the
 #                              file CHECK (a glob) containing BROKEN is bad
-#                              (exit 1), else good (exit 0). Every run logs
+#                              (exit 1), else good (exit 0). A REQUIRED glob
+#                              written !GLOB must match nothing. Every run logs
 #                              "ID good|bad|WRONG" to $T/NAME.log.
 #   probed NAME ID             0 if the probe NAME ran on build ID
+#   farm_bisect TAG ARGS...    runs $ARTBISECT ARGS --json with fresh
+#                              --cache-dir $T/TAG.cache and --work-dir
+#                              $T/TAG.work, under `timeout 120`: the report
+#                              in $T/TAG.json, stderr in $T/TAG.err, the
+#                              exit status in RC (124: it hung)
 #   report_field FILE PATH     json_get, "" when absent
 #   step_field FILE ID KEY     KEY of the first step whose id is ID ("" if none)
 #   steps_where FILE KEY=VALUE... FIELD   FIELD of each matching step, one a line
@@ -235,8 +241,16 @@ farm_probe() { # NAME CHECK [REQUIRED...]
 		echo "log='$T/$name.log'"
 		echo 'id=$ARTBISECT_BUILD'
 		for g in "$@"; do
-			printf 'set -- %s\n' "$g"
-			printf 'if [ $# != 1 ] || [ ! -f "$1" ]; then echo "$id WRONG %s: $*" >>"$log"; exit 3; fi\n' "$g"
+			case $g in
+			!*)
+				printf 'set -- %s\n' "${g#!}"
+				printf 'if [ -e "$1" ]; then echo "$id WRONG %s: $*" >>"$log"; exit 3; fi\n' "$g"
+				;;
+			*)
+				printf 'set -- %s\n' "$g"
+				printf 'if [ $# != 1 ] || [ ! -f "$1" ]; then echo "$id WRONG %s: $*" >>"$log"; exit 3; fi\n' "$g"
+				;;
+			esac
 		done
 		printf 'if grep -q BROKEN %s; then echo "$id bad" >>"$log"; exit 1; fi\n' "$check"
 		echo 'echo "$id good" >>"$log"'
@@ -283,4 +297,23 @@ for s in steps:
     if all(str(s.get(k)) == v for k, v in want.items()):
         print(s.get(sys.argv[-1]))
 ' "$f" "$@"
+}
+
+# shellcheck disable=SC2034  # RC is for the caller
+farm_bisect() {
+	local tag=$1
+	shift
+	RC=0
+	rm -rf "$T/$tag.cache" "$T/$tag.work"
+	timeout 120 "$ARTBISECT" "$@" --json --cache-dir "$T/$tag.cache" --work-dir "$T/$tag.work" \
+		>"$T/$tag.json" 2>"$T/$tag.err" </dev/null || RC=$?
+	if [ "$RC" -ne 0 ]; then
+		diag "$tag: artbisect $* exited $RC; stderr:" "$(head -c 2000 "$T/$tag.err")"
+	fi
+	return 0
+}
+
+# probe_wrong NAME: the probe's complaints (builds unpacked wrongly).
+probe_wrong() {
+	grep WRONG "$T/$1.log" 2>/dev/null || :
 }
