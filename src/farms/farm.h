@@ -127,6 +127,13 @@ const char *ab_farm_layout_name(const ab_farm *f);
 /* Whether signatures are checked with keys a Debian package installed
  * (no --keyring was given). */
 bool ab_farm_keys_default(const ab_farm *f);
+/* Resolves every build and gives the index v1 document of the farm
+ * (`artbisect index URL`): sha256s from what was verified, builds that
+ * cannot be resolved as "status": "failed" with the reason in
+ * "farm_note". each (may be NULL) hears of every build. NULL with err
+ * when nothing can go on. Caller frees. */
+typedef void (*ab_farm_progress_fn)(void *ud, size_t i, size_t n, const char *id, const char *why);
+char *ab_farm_export(ab_farm *f, ab_farm_progress_fn each, void *ud, ab_error *err);
 /* The cache that verified downloads go to, once it is open. */
 void ab_farm_set_cache(ab_farm *f, ab_cache *cache);
 /* How many builds were resolved so far (a snapshot is due when it moved). */
