@@ -92,12 +92,18 @@ is "$RC $OUT" "0 OK $GOOD" "a keybox (pubring.kbx) as keyring: good"
 run pv "$T/keys/other.gpg" "$T/keys/good.asc" -- "$F/SHA256SUMS" "$F/SHA256SUMS.gpg"
 is "$RC $OUT" "0 OK $GOOD" "two keyrings, the signer's second: good"
 
+run pv --threads "$T/keys/good.asc" -- "$F/SHA256SUMS" "$F/SHA256SUMS.asc"
+is "$RC $OUT" "0 OK $GOOD" "four threads on one keyring set: every verify good"
+
 run pv "$T/keys/good.asc" -- "$F/SHA256SUMS.tampered" "$F/SHA256SUMS.asc"
 is "$RC" 1 "tampered data: refused"
 like "$OUT" "^BAD: $F/SHA256SUMS.tampered: BAD signature by key [0-9A-F]*${GOOD: -16}" \
 	"tampered data: says BAD signature, label first, names the key"
 run pv --fd "$T/keys/good.asc" -- "$F/SHA256SUMS.tampered" "$F/SHA256SUMS.gpg"
 like "$RC $OUT" "^1 BAD: .*BAD signature" "tampered data from a descriptor: refused"
+
+run pv --threads "$T/keys/good.asc" -- "$F/SHA256SUMS.tampered" "$F/SHA256SUMS.asc"
+like "$RC $OUT" "^1 BAD: .*BAD signature" "four threads, tampered data: refused"
 
 run pv "$T/keys/good.asc" -- "$F/SHA256SUMS" "$F/SHA256SUMS.other.gpg"
 is "$RC" 1 "signed by a key not in the keyring: refused"
@@ -184,11 +190,11 @@ vg() {
 	done
 }
 if ! command -v valgrind >/dev/null 2>&1; then
-	for d in good tampered clear-signed keybox; do
+	for d in good tampered threads clear-signed keybox; do
 		skip "memcheck: $d" "valgrind is not installed"
 	done
 elif ldd "$V" 2>/dev/null | grep -q -E 'lib(asan|ubsan)'; then
-	for d in good tampered clear-signed keybox; do
+	for d in good tampered threads clear-signed keybox; do
 		skip "memcheck: $d" "built with sanitizers, which valgrind cannot run"
 	done
 else
@@ -196,6 +202,8 @@ else
 	is "$RC $OUT" "0 OK $GOOD" "memcheck: a good signature, clean"
 	vg "$T/keys/good.asc" -- "$F/SHA256SUMS.tampered" "$F/SHA256SUMS.asc"
 	like "$RC $OUT" "^1 BAD: .*BAD signature" "memcheck: tampered data, clean"
+	vg --threads "$T/keys/good.asc" -- "$F/SHA256SUMS" "$F/SHA256SUMS.gpg"
+	is "$RC $OUT" "0 OK $GOOD" "memcheck: four threads, clean"
 	vg --clearsigned "$T/keys/good.asc" -- "$F/CHECKSUMS.clear"
 	like "$RC $OUT" "^0 OK" "memcheck: clear-signed, clean"
 	vg "$T/keys/both.kbx" "$T/keys/nokey.txt" -- "$F/SHA256SUMS" "$F/SHA256SUMS.gpg"
