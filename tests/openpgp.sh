@@ -166,12 +166,44 @@ is "$(home_state)" "$home_before" "the user's ~/.gnupg is untouched"
 run pv --count "$T/keys/good.asc" "$T/keys/other.gpg"
 is "$RC $OUT" "0 keys: 2" "two keyrings: two keys imported"
 
+# -- the keyrings distributions install --------------------------------------
+run pv --default mainline
+is "$RC $OUT" "0 n: 0" "no default keyring for mainline"
+fedora=$(ls /usr/share/distribution-gpg-keys/fedora/RPM-GPG-KEY-fedora-*-primary 2>/dev/null | sort)
+run pv --default koji
+is "$RC $(echo "$OUT" | grep -v '^n: ' | sort)" "0 $fedora" "koji: the Fedora keys of distribution-gpg-keys, if installed (here: $(echo "$fedora" | grep -c .))"
 if [ -r /usr/share/keyrings/archlinux.gpg ]; then
+	run pv --default arch
+	is "$RC $OUT" "0 /usr/share/keyrings/archlinux.gpg
+n: 1" "arch: the archlinux-keyring package's keyring"
 	want=$(gpg --batch --with-colons --show-keys /usr/share/keyrings/archlinux.gpg 2>/dev/null | grep -c '^pub:')
 	run pv --count /usr/share/keyrings/archlinux.gpg
 	is "$RC $OUT" "0 keys: $want" "the Arch Linux keyring opens with all its $want keys"
 else
+	skip "arch: the archlinux-keyring package's keyring" "/usr/share/keyrings/archlinux.gpg is not installed (package archlinux-keyring)"
 	skip "the Arch Linux keyring opens" "/usr/share/keyrings/archlinux.gpg is not installed (package archlinux-keyring)"
+fi
+# A real clear-signed text: apt's InRelease, with the Debian archive keys,
+# and gpgv as the second opinion.
+inrel=""
+for f in /var/lib/apt/lists/*_InRelease; do
+	[ -r "$f" ] && [ -r /usr/share/keyrings/debian-archive-keyring.gpg ] || continue
+	gpgv --keyring /usr/share/keyrings/debian-archive-keyring.gpg "$f" >/dev/null 2>&1 && { inrel=$f; break; }
+done
+if [ -n "$inrel" ]; then
+	run pv --clearsigned /usr/share/keyrings/debian-archive-keyring.gpg -- "$inrel"
+	like "$RC $(echo "$OUT" | sed -n 2p)" "^0 (Origin|Label|Suite|Codename): " \
+		"apt's $(basename "$inrel") with debian-archive-keyring: good, as gpgv says, its fields come back"
+	unlike "$OUT" "BEGIN PGP" "... and no armour in the text that comes back"
+	sed '0,/^ [0-9a-f]\{64\} /s// 0000000000000000000000000000000000000000000000000000000000000000 /' "$inrel" >"$F/InRelease.tampered"
+	run pv --clearsigned /usr/share/keyrings/debian-archive-keyring.gpg -- "$F/InRelease.tampered"
+	like "$RC $OUT" "^1 BAD: .*BAD signature" "... one SHA256 line changed: refused"
+	run pv --clearsigned "$T/keys/good.asc" -- "$inrel"
+	like "$RC $OUT" "^1 BAD: .*signed by a key not in --keyring" "... with another keyring: refused"
+else
+	for d in good "no armour" tampered "another keyring"; do
+		skip "apt's InRelease: $d" "no InRelease that gpgv accepts with debian-archive-keyring in /var/lib/apt/lists"
+	done
 fi
 ok "still no private home left in TMPDIR" tmp_empty
 # TMPDIR unset: the home goes to /tmp (not checked for leftovers: other

@@ -12,6 +12,8 @@
  *                                                 one ab_pgp; "OK FPR" when
  *                                                 all twenty agree
  *   pgp-verify --count KEYRING...                prints "keys: N"
+ *   pgp-verify --default LAYOUT                  ab_pgp_default_keyrings:
+ *                                                 one a line, then "n: N"
  * Prints "OK FINGERPRINT" (exit 0) or "BAD: WHY" (exit 1); a keyring
  * refused at open prints its message on stderr and exits with its code. */
 #include "config.h"
@@ -71,7 +73,8 @@ static void *verify_many(void *arg)
 static int usage(void)
 {
 	fprintf(stderr, "usage: pgp-verify [--fd|--clearsigned] KEYRING... -- DATAFILE [SIGFILE]\n"
-			"       pgp-verify --count KEYRING...\n");
+			"       pgp-verify --count KEYRING...\n"
+			"       pgp-verify --default LAYOUT\n");
 	return 2;
 }
 
@@ -93,6 +96,17 @@ int main(int argc, char **argv)
 	while (i < argc && strcmp(argv[i], "--") != 0)
 		i++;
 	nk = (size_t)(i - first);
+	if (strcmp(mode, "--default") == 0) {
+		const char *const *k;
+
+		if (argc != 3)
+			return usage();
+		k = ab_pgp_default_keyrings(argv[2], &nk);
+		for (size_t j = 0; j < nk; j++)
+			printf("%s\n", k[j]);
+		printf("n: %zu\n", nk);
+		return 0;
+	}
 	if (strcmp(mode, "--count") == 0) {
 		if (!(p = ab_pgp_open((const char *const *)argv + first, nk, &err))) {
 			fprintf(stderr, "%s\n", err.msg);
