@@ -63,6 +63,13 @@ GONE=$(fpr_of gone@example.org)
 g -u gone@example.org --detach-sign -o "$F/SHA256SUMS.gone.gpg" "$F/SHA256SUMS"
 sed 's/^://' "$GNUPGHOME/openpgp-revocs.d/$GONE.rev" | gpg --batch --import 2>>"$T/gen.err"
 gpg --batch --export gone@example.org >"$T/keys/gone.gpg"
+# A key that signs with a subkey, as most distribution keys do.
+g --quick-gen-key 'Sub Signer <sub@example.org>' ed25519 cert never 2>>"$T/gen.err"
+SUBP=$(fpr_of sub@example.org)
+g --quick-add-key "$SUBP" ed25519 sign never 2>>"$T/gen.err"
+SUBK=$(gpg --batch --with-colons --list-keys sub@example.org 2>/dev/null | awk -F: '$1 == "fpr" {f = $10} END {print f}')
+g -u "$SUBK!" --detach-sign -o "$F/SHA256SUMS.sub.gpg" "$F/SHA256SUMS"
+gpg --batch --export sub@example.org >"$T/keys/sub.gpg"
 # The pacman-key layout: NAME.gpg with NAME-revoked beside it.
 mkdir "$T/arch"
 cp "$T/keys/good.gpg" "$T/arch/distro.gpg"
@@ -94,6 +101,10 @@ is "$RC $OUT" "0 OK $GOOD" "two keyrings, the signer's second: good"
 
 run pv --threads "$T/keys/good.asc" -- "$F/SHA256SUMS" "$F/SHA256SUMS.asc"
 is "$RC $OUT" "0 OK $GOOD" "four threads on one keyring set: every verify good"
+
+run pv "$T/keys/sub.gpg" -- "$F/SHA256SUMS" "$F/SHA256SUMS.sub.gpg"
+is "$RC $OUT" "0 OK $SUBP" "signed by a subkey: good, the primary key's fingerprint given"
+isnt "$SUBK" "$SUBP" "... (the subkey is not the primary key)"
 
 run pv "$T/keys/good.asc" -- "$F/SHA256SUMS.tampered" "$F/SHA256SUMS.asc"
 is "$RC" 1 "tampered data: refused"
