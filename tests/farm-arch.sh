@@ -17,8 +17,8 @@ need_cmd curl gpg bsdtar zstd timeout
 farm_keys
 F="$T/farms"
 mkfarms arch "$F/arch" --keys "$T/keys" || bail_out "mkfarms.py arch failed"
-mkfarms arch "$F/otherkey" --keys "$T/keys" --variant otherkey || bail_out "mkfarms.py arch otherkey failed"
-mkfarms arch "$F/tampered" --keys "$T/keys" --variant tampered || bail_out "mkfarms.py arch tampered failed"
+mkfarms arch "$F/otherkey" --keys "$T/keys" --from "$F/arch" --variant otherkey || bail_out "mkfarms.py arch otherkey failed"
+mkfarms arch "$F/tampered" --keys "$T/keys" --from "$F/arch" --variant tampered || bail_out "mkfarms.py arch tampered failed"
 CULPRIT=$(json_get "$F/arch.json" culprit) # 6.8.1.arch1-2
 P=$(json_get "$F/arch.json" url_path)       # packages/l/linux/
 

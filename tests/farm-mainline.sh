@@ -19,8 +19,8 @@ need_cmd curl gpg dpkg-deb timeout
 farm_keys
 F="$T/farms"
 mkfarms mainline "$F/mainline" --keys "$T/keys" || bail_out "mkfarms.py mainline failed"
-mkfarms mainline "$F/otherkey" --keys "$T/keys" --variant otherkey || bail_out "mkfarms.py mainline otherkey failed"
-mkfarms mainline "$F/tampered" --keys "$T/keys" --variant tampered || bail_out "mkfarms.py mainline tampered failed"
+mkfarms mainline "$F/otherkey" --keys "$T/keys" --from "$F/mainline" --variant otherkey || bail_out "mkfarms.py mainline otherkey failed"
+mkfarms mainline "$F/tampered" --keys "$T/keys" --from "$F/mainline" --variant tampered || bail_out "mkfarms.py mainline tampered failed"
 CULPRIT=$(json_get "$F/mainline.json" culprit)        # v6.8.2
 CULPRIT_LL=$(json_get "$F/mainline.json" culprit_lowlatency) # v6.9-rc1
 FAILED=$(json_get "$F/mainline.json" failed.0)        # v6.7.1

@@ -17,7 +17,7 @@ need_cmd curl gpg timeout
 farm_keys
 F="$T/farms"
 mkfarms sums "$F/sums" --keys "$T/keys" || bail_out "mkfarms.py sums failed"
-mkfarms sums "$F/dup" --keys "$T/keys" --variant dup || bail_out "mkfarms.py sums dup failed"
+mkfarms sums "$F/dup" --keys "$T/keys" --from "$F/sums" --variant dup || bail_out "mkfarms.py sums dup failed"
 CULPRIT=$(json_get "$F/sums.json" culprit)           # 2026-1-10
 FLAT_CULPRIT=$(json_get "$F/sums.json" flat_culprit) # 1.10
 NP=$(json_get "$F/sums.json" url_path)               # nightly/
