@@ -56,10 +56,10 @@ for srv in $(farm_servers); do
 	like "$(report_field "$T/$srv-core.json" builds)" '^[78]$' "$srv: 8 version-releases (7 without the failed one); data/ is none"
 
 	: >"$T/coremod.log"
-	farm_bisect "$srv-coremod" --index "$U/koji/$P" --package kernel-core --package kernel-modules \
+	farm_bisect "$srv-coremod" --index "$U/koji/$P" --farm koji --package kernel-core --package kernel-modules \
 		--probe "$T/coremod.probe"
 	is "$RC:$(report_field "$T/$srv-coremod.json" first_new.id)" "0:$CULPRIT" \
-		"$srv: recognised as Koji; --package kernel-core --package kernel-modules finds the culprit"
+		"$srv: --package kernel-core --package kernel-modules finds the culprit"
 	is "$(probe_wrong coremod)" "" "$srv: both subpackages unpacked into each root, kernel-doc not"
 
 	# Only the failed release lies between the ends.
