@@ -12,7 +12,7 @@ set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
 . "$TESTS_SRCDIR/farmlib.sh"
 
-need_cmd curl gpg rpmbuild rpmsign timeout
+need_cmd curl gpg rpmbuild timeout
 [ -n "$(farm_servers)" ] || skip_all "neither nginx nor apache2 is installed (apt-get install nginx-light apache2)"
 
 farm_keys
@@ -23,7 +23,7 @@ COMMIT=$(json_get "$F/koji.json" commit)   # 1d0f2a9e7b3c
 FAILED=$(json_get "$F/koji.json" failed.0) # 6.8.3-300.fc40
 P=$(json_get "$F/koji.json" url_path)      # packages/kernel/
 SIGNED=""
-if mkfarms koji "$F/signed" --keys "$T/keys" --variant signed; then
+if mkfarms koji "$F/signed" --keys "$T/keys" --from "$F/koji" --variant signed; then
 	SIGNED=1
 else
 	diag "rpmsign could not sign the fixture RPMs: the signed variant is skipped"

@@ -19,7 +19,7 @@
           koji:     plain, signed (every RPM signed with rpmsign)
           sums:     plain, dup (the culprit's SHA256SUMS names its tarball
                     twice with different digests)
-    mkfarms.py mainline|arch|sums OUTDIR --keys DIR --from FARM --variant V
+    mkfarms.py mainline|arch|koji|sums OUTDIR --keys DIR --from FARM --variant V
         the same variants, made quickly: FARM (a plain farm made by this
         script) copied to OUTDIR and the fault planted in the copy.
     mkfarms.py mainline OUTDIR --count N --tiny
@@ -412,6 +412,15 @@ echo "docs BROKEN" > %{buildroot}%{_docdir}/kernel-doc/README
 """
 
 
+def rpmsign(keys, d):
+    """Signs every RPM under d with the farm's key, as Koji's sigul would."""
+    rpms = [os.path.join(dp, n) for dp, _, ns in os.walk(d) for n in ns if n.endswith(".rpm")]
+    sh("rpmsign", "--addsign", "--define", "__gpg %s" % shutil.which("gpg"),
+       "--define", "_gpg_name farm@example.org",
+       "--define", "_gpg_path %s" % keys.home, *rpms,
+       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def make_koji(out, keys, variant, culprit):
     top = os.path.join(out, "packages", "kernel")
     work = os.path.abspath(os.path.join(out, ".work"))
@@ -445,11 +454,7 @@ def make_koji(out, keys, variant, culprit):
         write(os.path.join(rd, "data", "logs", "x86_64", "build.log"),
               "build failed\n" if bid == KOJI_FAILED else "build ok\n")
         if variant == "signed":
-            rpms = [os.path.join(dp, n) for dp, _, ns in os.walk(rd) for n in ns if n.endswith(".rpm")]
-            sh("rpmsign", "--addsign", "--define", "__gpg %s" % shutil.which("gpg"),
-               "--define", "_gpg_name farm@example.org",
-               "--define", "_gpg_path %s" % keys.home, *rpms,
-               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            rpmsign(keys, rd)
     shutil.rmtree(work)
     builds = [b for b in ids if b != KOJI_FAILED]
     manifest(out, {"kind": "koji", "variant": variant, "builds": ids, "culprit": culprit,
@@ -537,6 +542,9 @@ def derive(src, out, keys, variant):
             done = True
         os.utime(p, (st.st_mtime, st.st_mtime))
         os.utime(p + ".sig", (st.st_mtime, st.st_mtime))
+    elif kind == "koji" and variant == "signed":
+        rpmsign(keys, out)
+        done = True
     elif kind == "sums" and variant == "dup":
         d = os.path.join(out, man["url_path"], c)
         with open(os.path.join(d, "SHA256SUMS"), "a") as f:
