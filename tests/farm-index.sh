@@ -89,7 +89,7 @@ for srv in $(farm_servers); do
 	is "$RC:$(report_field "$T/$srv-koji-idx.json" first_new.id)" "0:$KOJI_CULPRIT" \
 		"$srv: koji: bisecting the written index finds the culprit"
 	is "$(report_field "$T/$srv-koji-idx.json" first_new.commit)" "$KOJI_COMMIT" "$srv: koji: the snapshot's commit is kept in the index"
-	is "$(probe_wrong core)" "" "$srv: koji: the index holds kernel-core only"
+	is "$(probe_check core)" "clean" "$srv: koji: the index holds kernel-core only"
 	like "$(listings "$LOG"):$(grep -c '\.rpm 200' "$LOG")" '^0:[1-9]' \
 		"$srv: koji: the index run downloads packages and reads no listing"
 
