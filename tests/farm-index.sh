@@ -27,7 +27,11 @@ farm_probe core 'lib/modules/*/vmlinuz' 'lib/modules/*/vmlinuz' '!lib/modules/*/
 check_index() {
 	"$PYTHON3" -c '
 import json, sys
-d = json.load(open(sys.argv[1]))
+try:
+    d = json.load(open(sys.argv[1]))
+except (OSError, ValueError) as e:
+    print("no index: %s" % e)
+    sys.exit(0)
 bad = []
 if d.get("version") != 1:
     bad.append("version %r" % d.get("version"))
