@@ -50,18 +50,34 @@ for srv in $(farm_servers); do
 		grep -Eq '^(1:)?6\.9\.1\.arch1-1 bad$' "$T/kernel.log"
 	is "$(trusts "$srv-found")" "signed" "$srv: with --keyring every tested build's trust is \"signed\""
 
-	# No keyring: a .sig cannot be checked.
+	# No keyring at all (none given, none installed: ARTBISECT_DEFAULT_KEYRINGS
+	# empty stands for a machine without archlinux-keyring): a .sig
+	# cannot be checked.
 	: >"$T/kernel.log"
-	farm_bisect "$srv-nokey" --index "$U/arch/$P" --farm arch --probe "$T/kernel.probe"
+	ARTBISECT_DEFAULT_KEYRINGS= farm_bisect "$srv-nokey" --index "$U/arch/$P" --farm arch --probe "$T/kernel.probe"
 	is "$RC" 2 "$srv: without --keyring or --allow-unverified: exit 2"
 	like "$(cat "$T/$srv-nokey.err")" '--keyring' "$srv: without a keyring: the message says to pass --keyring"
 	is "$(cat "$T/kernel.log")" "" "$srv: without a keyring nothing is tested"
 
 	: >"$T/kernel.log"
-	farm_bisect "$srv-unverified" --index "$U/arch/$P" --farm arch --allow-unverified --probe "$T/kernel.probe"
+	ARTBISECT_DEFAULT_KEYRINGS= farm_bisect "$srv-unverified" --index "$U/arch/$P" --farm arch --allow-unverified \
+		--probe "$T/kernel.probe"
 	is "$RC:$(report_field "$T/$srv-unverified.json" first_new.id)" "0:$CULPRIT" \
 		"$srv: --allow-unverified finds the culprit"
 	is "$(trusts "$srv-unverified")" "unverified" "$srv: --allow-unverified: every tested build's trust is \"unverified\""
+
+	# No --keyring, Debian's archlinux-keyring installed: its keys are
+	# used, and they did not sign this fixture farm.
+	if [ -r /usr/share/keyrings/archlinux.gpg ]; then
+		: >"$T/kernel.log"
+		farm_bisect "$srv-debkeys" --index "$U/arch/$P" --farm arch --probe "$T/kernel.probe"
+		is "$RC" 3 "$srv: Debian's Arch keys did not sign this farm: every build unavailable (exit 3)"
+		like "$(steps_where "$T/$srv-debkeys.json" by=unavailable reason | head -n 1)" 'not in --keyring|no public key|key' \
+			"$srv: the reason names the key"
+		is "$(cat "$T/kernel.log")" "" "$srv: nothing signed by an unknown key is tested"
+	else
+		skip "$srv: Debian's Arch keys" "archlinux-keyring is not installed"
+	fi
 
 	# The culprit's .sig made by another key.
 	: >"$T/kernel.log"

@@ -83,7 +83,8 @@ for srv in $(farm_servers); do
 		: >"$T/core.log"
 		farm_bisect "$srv-wrongkey" --index "$U/signed/$P" --farm koji --package kernel-core \
 			--keyring "$OTHER_KEY" --good 6.8.4-300.fc40 --bad 6.9.1-300.fc40 --probe "$T/core.probe"
-		is "$RC" 1 "$srv: signed by a key not in --keyring: inconclusive (exit 1)"
+		# Every build in the range is refused: exit 3 as CONTRACT.md says.
+		is "$RC" 3 "$srv: signed by a key not in --keyring: every build unavailable (exit 3)"
 		is "$(step_field "$T/$srv-wrongkey.json" "$CULPRIT" by)" "unavailable" \
 			"$srv: a key not in --keyring: the culprit is unavailable"
 		fails "$srv: a key not in --keyring: nothing is unpacked" test -s "$T/core.log"

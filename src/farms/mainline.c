@@ -4,6 +4,7 @@
  * v5.7-rc7 and v5.6.17, in the version directory itself), checked
  * against the CHECKSUMS beside them, signed by CHECKSUMS.gpg. */
 #include "config.h"
+#include <ctype.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,17 @@ static size_t dir_names(const ab_listing *l, char *buf, size_t size)
 	return n;
 }
 
+/* An architecture name that can stand in a URL as it is. */
+static bool arch_word(const char *a)
+{
+	size_t i;
+
+	for (i = 0; a[i]; i++)
+		if (!isalnum((unsigned char)a[i]) && a[i] != '_' && a[i] != '-' && a[i] != '.')
+			return false;
+	return i > 0 && strcmp(a, ".") && strcmp(a, "..");
+}
+
 static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, char **why,
 		      ab_error *err)
 {
@@ -193,7 +205,7 @@ static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 	ab_mainline_picked pick;
 	ab_sums *sums = NULL;
 	char flavours[160], q[128], qa[48], qf[48], qn[128];
-	char *sums_url = NULL, *sig_url = NULL;
+	char *sums_url = NULL, *sig_url = NULL, *arch_url = NULL;
 	size_t i, n = 0;
 	int r;
 
@@ -203,9 +215,24 @@ static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 				    quote(bd->id, q, sizeof q));
 		return 1;
 	}
+	/* Since 5.6.17 and 5.7-rc7 each architecture has a directory: it is
+	 * read first, so that a build costs one listing; the version's own
+	 * directory only when it is not there (older builds, or none for
+	 * this architecture). */
+	if (arch_word(arch)) {
+		bool missing = false;
+
+		arch_url = ab_xasprintf("%s%s/", bd->farm_ref, arch);
+		if ((sub = ab_farm_listing(f, arch_url, &missing, err))) {
+			dir = arch_url;
+			files = sub;
+			goto listed;
+		}
+		if (!missing)
+			goto fail;
+	}
 	if ((r = read_dir(f, bd->farm_ref, &top, why, err)))
-		return r;
-	/* since 5.6.17 and 5.7-rc7 each architecture has a directory */
+		goto out;
 	dir = bd->farm_ref;
 	files = top;
 	if ((e = find(top, arch, true))) {
@@ -221,6 +248,7 @@ static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 		r = 1;
 		goto out;
 	}
+listed:
 	if ((r = check_status(f, files, dir, why, err))) {
 		out->failed = r == 1;	/* the farm says so */
 		goto out;
@@ -284,7 +312,11 @@ out:
 	free(ents);
 	ab_listing_free(sub);
 	ab_listing_free(top);
+	free(arch_url);
 	return r;
+fail:
+	r = -1;
+	goto out;
 }
 
 const ab_farm_layout ab_farm_mainline = {
