@@ -169,9 +169,9 @@ EOF
 	_lava_bg gunicorn /usr/bin/gunicorn3 lava_server.wsgi -u lavaserver -g lavaserver \
 		--worker-class eventlet --workers 2 --bind "127.0.0.1:$port" --log-level warning
 	_lava_bg publisher /usr/bin/lava-server manage lava-publisher --host 127.0.0.1 --port "$ws" \
-		--level INFO --log-file "$T/lava/publisher.txt"
+		--level INFO --log-file -
 	_lava_bg scheduler /usr/bin/lava-server manage lava-scheduler --level INFO \
-		--log-file "$T/lava/scheduler.txt" --event-url "tcp://127.0.0.1:$evport"
+		--log-file - --event-url "tcp://127.0.0.1:$evport"
 	LAVA_URL="http://127.0.0.1:$port"
 	ok=""
 	for i in $(seq 1 120); do

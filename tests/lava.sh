@@ -1,0 +1,183 @@
+#!/bin/bash
+# LAVA: a real lab (tests/lavalib.sh: Debian's lava-server and
+# lava-dispatcher, two qemu devices, all on 127.0.0.1) boots the kernel
+# farm of tests/kernel-boot.sh (Debian's cloud kernel; from the culprit
+# on, builds panic, hang or carry a truncated image) through
+# data/probes/lava-boot. Each kind is judged on its own, then the farm is
+# bisected with --jobs 1 and --jobs 2; a job made useless is canceled in
+# LAVA, Ctrl-C leaves no job running, a session resumed finds its job.
+set -u
+. "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
+. "$TESTS_SRCDIR/lavalib.sh"
+. "$TESTS_SRCDIR/kernelfarm.sh"
+
+lava_need
+need_cmd busybox cpio gzip apt-get dpkg-deb curl
+P="$TESTS_SRCDIR/../data/probes/lava-boot"
+TPL="$TESTS_SRCDIR/../data/lava/qemu-x86_64-tmpfs.yaml"
+
+kf_kernel
+kf_images
+diag "kernel $KF_KVER"
+# 8 builds, culprit k3: k3 panics, k4 hangs, k5 is truncated, k6 panics...
+kf_file_farm "$T/farm" 8 3
+start_server "$T/farm"
+lava_start
+diag "LAVA at $LAVA_URL, devices $LAVA_DEVICES"
+
+# A hang costs the boot timeout: short, but far above a TCG boot (2-3 s).
+PROBE="$P --lava $LAVA_URL --token-file $LAVA_TOKEN_FILE --template $TPL --device-type $LAVA_DEVICE_TYPE --set boot_timeout=25 --lab-timeout 20"
+
+# Runs the probe on build kI as artbisect would (more probe options may
+# follow); stdout and stderr in $T/jI.out and $T/jI.err.
+probe_on() {	# I [OPTION...]
+	local i=$1
+	shift
+	ARTBISECT_BUILD="k$i" ARTBISECT_VERSION="6.1.$i" ARTBISECT_STEP=$i ARTBISECT_ROOT="$T"
+	ARTBISECT_ARTIFACT_URLS=$(printf '%s\n' "$BASE/k$i/vmlinuz" "$BASE/k$i/initrd.img")
+	ARTBISECT_ARTIFACT_SHA256S=$(printf '%s\n' "$(sha256sum < "$T/farm/k$i/vmlinuz" | cut -d' ' -f1)" \
+		"$(sha256sum < "$T/farm/k$i/initrd.img" | cut -d' ' -f1)")
+	export ARTBISECT_BUILD ARTBISECT_VERSION ARTBISECT_STEP ARTBISECT_ROOT ARTBISECT_ARTIFACT_URLS \
+		ARTBISECT_ARTIFACT_SHA256S
+	exec $PROBE "$@" > "$T/j$i.out" 2> "$T/j$i.err"
+}
+judge() {	# I [OPTION...]: sets RC
+	RC=0
+	(probe_on "$@") || RC=$?
+}
+
+jobs_total() { lava_api "jobs/?limit=1" | json_get - count; }
+last_job() { lava_api "jobs/?ordering=-id&limit=1" | json_get - results.0.id; }
+job_field() { lava_api "jobs/$1/" | json_get - "$2"; }
+# Waits (up to 60 s) until no job of the lab is unfinished; prints them if some are.
+settled() {
+	local i
+	for i in $(seq 1 120); do
+		[ -z "$(lava_unfinished)" ] && return 0
+		sleep 0.5
+	done
+	lava_unfinished
+	return 1
+}
+
+# --- each kind on its own ---------------------------------------------------
+judge 1
+is "$RC" 0 "a good build boots to its prompt in LAVA: good"
+like "$(cat "$T/j1.err")" "LAVA job: $LAVA_URL/scheduler/job/[0-9]+" "the probe prints the job's URL"
+rec=$(ls "$XDG_STATE_HOME"/artbisect/lava/k1-*.json 2>/dev/null | head -n 1)
+is "$(json_get "$rec" state)/$(json_get "$rec" verdict)" "done/good" "the job id, URL and verdict are kept in the state dir, by build"
+ok "the job's log is kept" test -s "$(json_get "$rec" log)"
+unlike "$(cat "$T/j1.err" "$rec")" "$(cat "$LAVA_TOKEN_FILE")" "the token is never printed nor kept"
+diag "$(cat "$T/j1.err")"
+judge 3
+is "$RC" 1 "an init that exits: a kernel panic, bad"
+like "$(cat "$T/j3.err")" "k3: bad: a kernel panic" "the panic is read from the lava suite's kernel-messages"
+judge 5
+is "$RC" 1 "a truncated kernel image: bad"
+like "$(cat "$T/j5.err")" "k5: bad: the kernel did not start" "its verdict says the kernel never started"
+judge 4
+is "$RC" 1 "an init that sleeps forever: a hang, bad"
+like "$(cat "$T/j4.err")" "k4: bad: no prompt in time" "its verdict says it hung"
+
+# --- a package farm: the kernel from the root, published for the lab -------
+mkdir -p "$T/root/boot" "$T/farm/pub"
+cp "$KF_VMLINUZ" "$T/root/boot/vmlinuz-$KF_KVER"
+cp "$T/good.img" "$T/root/boot/initrd.img-$KF_KVER"
+RC=0
+ARTBISECT_BUILD=pkg1 ARTBISECT_ROOT="$T/root" ARTBISECT_ARTIFACT_URLS="$BASE/pkg1.deb" \
+	ARTBISECT_ARTIFACT_SHA256S=$(printf '%064d' 0) \
+	$PROBE --publish-dir "$T/farm/pub" --publish-url "$BASE/pub" > "$T/pub.out" 2> "$T/pub.err" || RC=$?
+is "$RC" 0 "a package's kernel and initramfs, published with --publish-dir: good"
+is "$(count_requests "^GET /pub/pkg1-[0-9]+/vmlinuz-$KF_KVER 200")" 1 "the lab downloaded the published kernel"
+is "$(ls "$T/farm/pub")" "" "and the published files are gone after the job"
+
+# --- stopping: SIGTERM cancels the job in LAVA --------------------------------
+wait_running() {	# waits (up to 60 s) for a running job; prints its id
+	local i id
+	for i in $(seq 1 120); do
+		id=$(lava_api "jobs/?state=Running" | json_get - results.0.id) && { echo "$id"; return 0; }
+		sleep 0.5
+	done
+	return 1
+}
+(probe_on 4) &
+pid=$!
+id=$(wait_running)
+kill -TERM "$pid"
+wait "$pid"
+is "$?" 143 "a probe stopped by SIGTERM exits 143"
+settled > /dev/null
+is "$(job_field "$id" health)" Canceled "and its LAVA job is canceled (health Canceled)"
+
+# --- a resumed session finds the job it submitted before ----------------------
+before=$(jobs_total)
+(probe_on 2) &
+pid=$!
+id=$(wait_running)
+kill -KILL "$pid"	# the controller dies: no trap runs
+wait "$pid" 2> /dev/null
+judge 2
+is "$RC" 0 "after the probe died, a new run for the same build gives the verdict"
+like "$(cat "$T/j2.err")" "LAVA job $id was submitted before; waiting for it" "from the job submitted before"
+is "$(jobs_total)" "$((before + 1))" "which is not submitted twice"
+
+# --- the lab unreachable ------------------------------------------------------
+RC=0
+ARTBISECT_BUILD=k1 "$P" --lava http://127.0.0.1:1 --template "$TPL" --device-type qemu --lab-timeout 2 \
+	--set kernel_url=x --set kernel_sha256=x --set initrd_url=x --set initrd_sha256=x > /dev/null 2> "$T/unreach.err" || RC=$?
+is "$RC" 128 "a lab unreachable for longer than --lab-timeout: the probe aborts (128)"
+
+# --- no device online: resubmitted once, then skip ----------------------------
+for d in $LAVA_DEVICES; do lava_device_health "$d" MAINTENANCE; done
+before=$(jobs_total)
+judge 1 --queue-timeout 3
+for d in $LAVA_DEVICES; do lava_device_health "$d" GOOD; done
+is "$RC" 125 "no device of the type online: skip"
+is "$(jobs_total)" "$((before + 2))" "after one resubmission"
+like "$(cat "$T/j1.err")" "no qemu device online \\(twice\\): skip" "the verdict says why"
+settled > /dev/null
+
+# --- bisections through LAVA --------------------------------------------------
+bisect() {	# NAME ARGS...
+	local name=$1
+	shift
+	run "$ARTBISECT" --index "$BASE/index.json" --probe "$PROBE" --work-dir "$T/w-$name" \
+		--cache-dir "$T/cache" --json "$@"
+	diag "$(grep -a 'lava-boot: k[0-9]*: ' <<<"$ERR")"
+}
+bisect j1 --jobs 1
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/k3 "--jobs 1: the first bad build is found through LAVA"
+is "$(echo "$OUT" | json_get - tested)" "$(grep -c 'LAVA job: ' <<<"$ERR")" "one LAVA job per step"
+is "$(settled && echo none)" none "no LAVA job left running"
+
+first=$(last_job)
+bisect j2 --jobs 2
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/k3 "--jobs 2: the first bad build is found through LAVA"
+is "$(settled && echo none)" none "no LAVA job left running"
+canceled=$(lava_api "jobs/?health=Canceled&limit=100" | "$PYTHON3" -c "import json,sys; print(sum(1 for j in json.load(sys.stdin)['results'] if j['id'] > $first))")
+stopped=$(grep -c 'canceled LAVA job' <<<"$ERR")
+is "$canceled" "$stopped" "every job artbisect stopped as useless is canceled in LAVA ($stopped)"
+
+# Ctrl-C: SIGINT to artbisect while two jobs are in flight.
+"$ARTBISECT" --index "$BASE/index.json" --probe "$PROBE" --work-dir "$T/w-int" --cache-dir "$T/cache" \
+	--jobs 2 --json > "$T/int.out" 2> "$T/int.err" &
+pid=$!
+wait_running > /dev/null
+kill -INT "$pid"
+wait "$pid"
+is "$?" 4 "Ctrl-C stops artbisect (exit 4, the session kept)"
+is "$(settled && echo none)" none "and leaves no LAVA job running"
+like "$(cat "$T/int.err")" "canceled LAVA job" "the probe canceled its job"
+
+# A device taken offline mid-run: the other one carries the bisection.
+"$ARTBISECT" --index "$BASE/index.json" --probe "$PROBE" --work-dir "$T/w-off" --cache-dir "$T/cache" \
+	--jobs 2 --json > "$T/off.out" 2> "$T/off.err" &
+pid=$!
+wait_running > /dev/null
+lava_device_health ab-qemu02 MAINTENANCE
+wait "$pid"
+rc=$?
+lava_device_health ab-qemu02 GOOD
+is "$rc/$(json_get "$T/off.out" first_new.id)" 0/k3 "a device taken offline mid-run: the bisection is still right"
+
+plan_done
