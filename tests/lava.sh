@@ -26,7 +26,7 @@ lava_start
 diag "LAVA at $LAVA_URL, devices $LAVA_DEVICES"
 
 # A hang costs the boot timeout: short, but far above a TCG boot (2-3 s).
-PROBE="$P --lava $LAVA_URL --token-file $LAVA_TOKEN_FILE --template $TPL --device-type $LAVA_DEVICE_TYPE --set boot_timeout=25 --lab-timeout 20"
+PROBE="$P --lava $LAVA_URL --token-file $LAVA_TOKEN_FILE --template $TPL --device-type $LAVA_DEVICE_TYPE --set boot_timeout=45 --lab-timeout 20"
 
 # Runs the probe on build kI as artbisect would (more probe options may
 # follow); stdout and stderr in $T/jI.out and $T/jI.err.
