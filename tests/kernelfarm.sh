@@ -29,10 +29,16 @@ kf_kernel() {
 	pkg=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
 	[ -n "$pkg" ] || skip_all "apt knows no linux-image-cloud-amd64 (run apt-get update)"
 	deb=$(ls "$kcache"/"$pkg"_*.deb 2>/dev/null | head -n 1)
-	if [ -z "$deb" ]; then
-		(cd "$kcache" && apt-get download "$pkg" > "$T/download.log" 2>&1) ||
+	# kernel-boot.sh may be downloading the same file at this moment
+	# (make -j check): a file that is not a whole package yet is not used.
+	if [ -z "$deb" ] || ! dpkg-deb --info "$deb" > /dev/null 2>&1; then
+		mkdir -p "$T/kf-dl"
+		(cd "$T/kf-dl" && apt-get download "$pkg" > "$T/download.log" 2>&1) ||
 			skip_all "cannot download $pkg: $(tail -n 1 "$T/download.log")"
-		deb=$(ls "$kcache"/"$pkg"_*.deb | head -n 1)
+		deb=$(ls "$T"/kf-dl/"$pkg"_*.deb | head -n 1)
+		# Kept for the next run, put in place whole.
+		cp "$deb" "$kcache/.kf.$$" && mv -n "$kcache/.kf.$$" "$kcache/${deb##*/}"
+		rm -f "$kcache/.kf.$$"
 	fi
 	mkdir -p "$T/kf-deb"
 	dpkg-deb -x "$deb" "$T/kf-deb"
