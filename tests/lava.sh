@@ -61,6 +61,23 @@ settled() {
 	return 1
 }
 
+# --- the shipped templates: jobs LAVA's schema accepts -------------------------
+for tpl in "$TESTS_SRCDIR"/../data/lava/*.yaml; do
+	name=${tpl##*/}
+	(probe_on 1 --print-job --template "$tpl" --device-type beaglebone-black \
+		--set dtb_url=http://farm.example.org/am335x-boneblack.dtb --set dtb_sha256="$(printf '%064d' 1)")
+	/usr/bin/python3 -c '
+import sys, yaml
+from lava_common.schemas import validate
+validate(yaml.safe_load(open(sys.argv[1])), strict=True, extra_context_variables=[])
+' "$T/j1.out" > "$T/schema.err" 2>&1
+	tap_ok $? "lava-boot --print-job with $name: a job LAVA's schema accepts"
+	[ -s "$T/schema.err" ] && diag "$(cat "$T/schema.err")"
+done
+like "$(grep -E 'url:|sha256sum:' "$T/j1.out" | tr -d ' ')" "url:'$BASE/k1/vmlinuz'" "the job carries the farm's URL of the kernel"
+like "$(grep -A1 "$BASE/k1/initrd.img" "$T/j1.out" | tr -d ' ')" "sha256sum:'$(sha256sum < "$T/farm/k1/initrd.img" | cut -d' ' -f1)'" \
+	"and the initramfs' sha256 for the worker to check"
+
 # --- each kind on its own ---------------------------------------------------
 judge 1
 is "$RC" 0 "a good build boots to its prompt in LAVA: good"
