@@ -117,9 +117,11 @@ static result run_repeat(history *h, unsigned k)
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 		int bad = 0;
-		for (unsigned u = 0; u < k; u++)
-			bad |= run(h, mid);
-		r.probes += k;
+		/* the first failing run settles it */
+		for (unsigned u = 0; u < k && !bad; u++) {
+			bad = run(h, mid);
+			r.probes++;
+		}
 		r.rounds++;
 		if (bad)
 			hi = mid;
@@ -259,6 +261,7 @@ static double now(void)
 }
 
 static unsigned trials = 300;
+static int others = 1;	/* run the other plans in section 2 */
 static uint64_t seed0 = 20;
 
 static uint64_t trial_seed(uint64_t setting, unsigned t)
@@ -338,7 +341,7 @@ static void section_cost(const ab_flaky_opts *o)
 			stats fl = flaky_stats(n, 0, after, setting, o, 1, trials);
 			stats rp = { 0 };
 			unsigned k;
-			for (k = 1; k <= 30; k++) {
+			for (k = 1; k <= 30 && others; k++) {
 				memset(&rp, 0, sizeof rp);
 				for (unsigned t = 0; t < trials; t++) {
 					history h;
@@ -350,11 +353,16 @@ static void section_cost(const ab_flaky_opts *o)
 					break;
 			}
 			stats gb = { 0 };
-			for (unsigned t = 0; t < trials; t++) {
+			for (unsigned t = 0; t < trials && others; t++) {
 				history h;
 				history_init(&h, n, 0, after, trial_seed(setting, t));
 				add(&gb, run_bayesect(&h, 0.95));
 				history_free(&h);
+			}
+			if (!others) {
+				printf("   %4zu builds, after %.1f: artbisect %6.1f (%.3f)\n", n, after,
+				       fl.probes / fl.n, (double)fl.right / fl.n);
+				continue;
 			}
 			double mf = fl.probes / fl.n, mr = rp.probes / rp.n, mg = gb.probes / gb.n;
 			printf("   %4zu builds, after %.1f: artbisect %6.1f (%.3f); repeat k=%u %6.1f (%.3f); "
@@ -427,6 +435,8 @@ int main(int argc, char **argv)
 			trials = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
 			seed0 = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--model-only"))
+			others = 0;
 		else if (!strcmp(argv[i], "--section") && i + 1 < argc)
 			section = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--prior-before") && i + 2 < argc) {
@@ -435,11 +445,17 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--prior-after") && i + 2 < argc) {
 			o.after_alpha = atof(argv[++i]);
 			o.after_beta = atof(argv[++i]);
+		} else if (!strcmp(argv[i], "--point-weights") && i + 2 < argc) {
+			o.before_zero = atof(argv[++i]);
+			o.after_one = atof(argv[++i]);
+		} else if (!strcmp(argv[i], "--fix") && i + 2 < argc) {
+			o.fix_before = atof(argv[++i]);
+			o.fix_after = atof(argv[++i]);
 		} else if (!strcmp(argv[i], "--confidence") && i + 1 < argc)
 			o.confidence = atof(argv[++i]);
 		else {
-			fprintf(stderr, "usage: %s [--trials T] [--seed S] [--section 1-5] "
-					"[--prior-before A B] [--prior-after A B] [--confidence P]\n",
+			fprintf(stderr, "usage: %s [--trials T] [--seed S] [--section 1-5] [--model-only] "
+					"[--prior-before A B] [--prior-after A B] [--point-weights Z O] [--fix BEFORE AFTER] [--confidence P]\n",
 				argv[0]);
 			return 2;
 		}
@@ -447,9 +463,10 @@ int main(int argc, char **argv)
 	if (trials == 0)
 		trials = 1;
 	o.max_probes = MAX_PROBES;
-	printf("flaky bisection simulator: seed %llu, priors before Beta(%g, %g), after Beta(%g, %g)\n\n",
-	       (unsigned long long)seed0, o.before_alpha, o.before_beta, o.after_alpha,
-	       o.after_beta);
+	printf("flaky bisection simulator: seed %llu; priors: before %g x exactly 0 + %g x Beta(%g, %g),\n"
+	       "after %g x exactly 1 + %g x Beta(%g, %g)\n\n",
+	       (unsigned long long)seed0, o.before_zero, 1 - o.before_zero, o.before_alpha,
+	       o.before_beta, o.after_one, 1 - o.after_one, o.after_alpha, o.after_beta);
 	if (!section || section == 1)
 		section_accuracy(&o);
 	if (!section || section == 2)

@@ -63,6 +63,8 @@ void ab_flaky_opts_init(ab_flaky_opts *o)
 	o->before_beta = 20;
 	o->after_alpha = 1;
 	o->after_beta = 1;
+	o->before_zero = 0.5;
+	o->after_one = 0.5;
 }
 
 /* log Gamma(x) for x > 0: recurrence up to 8, then Stirling's series.
@@ -89,18 +91,37 @@ static double clamp_rate(double p)
 	return p < PMIN ? PMIN : p > 1 - PMIN ? 1 - PMIN : p;
 }
 
-/* log P(these runs | one side's rate), the rate integrated out or fixed;
- * *pred gets the predictive failure rate of one more run on that side. */
-static double side(double fix, double al, double be, unsigned long f,
-		   unsigned long p, double *pred)
+static double logaddexp(double x, double y)
+{
+	double m = x > y ? x : y;
+	if (m == -INFINITY)
+		return m;
+	return m + log(exp(x - m) + exp(y - m));
+}
+
+/* log P(these runs | one side), the side's rate integrated out over its
+ * prior (weight pw on exactly prate, the rest Beta(al, be)) or fixed;
+ * *pred gets the predictive failure rate of one more run on that side,
+ * exact for this prior. */
+static double side(double fix, double al, double be, double pw, double prate,
+		   unsigned long f, unsigned long p, double *pred)
 {
 	if (fix >= 0) {
 		double r = clamp_rate(fix);
 		*pred = r;
 		return (double)f * log(r) + (double)p * log1p(-r);
 	}
-	*pred = (al + (double)f) / (al + be + (double)f + (double)p);
-	return lbeta(al + (double)f, be + (double)p) - lbeta(al, be);
+	double lb = lbeta(al + (double)f, be + (double)p) - lbeta(al, be);
+	double pb = (al + (double)f) / (al + be + (double)f + (double)p);
+	bool fits = prate == 0 ? f == 0 : p == 0;	/* can the point rate say this? */
+	if (!(pw > 0) || !fits) {
+		*pred = pb;
+		return log1p(-pw) + lb;
+	}
+	double l = logaddexp(log(pw), log1p(-pw) + lb);
+	double r = exp(log(pw) - l);	/* posterior weight of the point rate */
+	*pred = r * prate + (1 - r) * pb;
+	return l;
 }
 
 static size_t seg_len(const ab_flaky *f, size_t j)
@@ -120,9 +141,9 @@ static void recompute(ab_flaky *f)
 		fb += f->fails[i];
 		pb += f->passes[i];
 		double l = side(f->o.fix_before, f->o.before_alpha, f->o.before_beta,
-				fb, pb, &f->pa[j]) +
+				f->o.before_zero, 0, fb, pb, &f->pa[j]) +
 			   side(f->o.fix_after, f->o.after_alpha, f->o.after_beta,
-				f->ftot - fb, f->ptot - pb, &f->pb[j]);
+				f->o.after_one, 1, f->ftot - fb, f->ptot - pb, &f->pb[j]);
 		f->w[j] = l;
 		if (l + log((double)seg_len(f, j)) > mx)
 			mx = l + log((double)seg_len(f, j));
@@ -204,6 +225,10 @@ ab_flaky *ab_flaky_new(size_t n, size_t good, size_t bad, const ab_flaky_opts *o
 	f->o = *o;
 	if (!(f->o.confidence > 0 && f->o.confidence <= 1))
 		f->o.confidence = 0.95;
+	if (!(f->o.before_zero >= 0 && f->o.before_zero < 1))
+		f->o.before_zero = 0;
+	if (!(f->o.after_one >= 0 && f->o.after_one < 1))
+		f->o.after_one = 0;
 	if (f->o.fix_before > 1)
 		f->o.fix_before = 1;
 	if (f->o.fix_after > 1)

@@ -38,6 +38,9 @@ typedef struct ab_flaky_opts {
 	/* Beta(alpha, beta) priors of the learned rates */
 	double before_alpha, before_beta;
 	double after_alpha, after_beta;
+	/* prior weight of "never fails before" (before rate exactly 0) and
+	 * of "always fails after" (after rate exactly 1), in [0, 1) */
+	double before_zero, after_one;
 } ab_flaky_opts;
 
 /* The defaults: confidence 0.95, no probe limit, both rates learned,
