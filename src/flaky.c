@@ -33,6 +33,11 @@
 
 #define NONE	((size_t)-1)
 #define PMIN	1e-9	/* fixed rates are kept in [PMIN, 1 - PMIN] */
+/* The search stops when the odds against the best block are this many
+ * times smaller than the asked confidence allows (0.95 -> 0.99): the
+ * posterior is over-confident for middling rates after the culprit
+ * (docs/flaky.md, bench/README.md). */
+#define STOP_ODDS	5.0
 
 struct ab_flaky {
 	size_t n, good, bad;
@@ -59,10 +64,11 @@ void ab_flaky_opts_init(ab_flaky_opts *o)
 	o->max_probes = 0;
 	o->fix_before = -1;
 	o->fix_after = -1;
+	/* tuned in bench/simulate.c: see bench/README.md */
 	o->before_alpha = 1;
-	o->before_beta = 20;
+	o->before_beta = 10;
 	o->after_alpha = 1;
-	o->after_beta = 1;
+	o->after_beta = 2;
 	o->before_zero = 0.5;
 	o->after_one = 0.5;
 }
@@ -348,7 +354,7 @@ bool ab_flaky_untestable(const ab_flaky *f, size_t idx)
 
 bool ab_flaky_done(const ab_flaky *f)
 {
-	return f->best_mass >= f->o.confidence ||
+	return f->best_mass >= 1 - (1 - f->o.confidence) / STOP_ODDS ||
 	       (f->o.max_probes && f->probes >= f->o.max_probes) ||
 	       f->untestable_in == f->bad - f->good + 1;
 }

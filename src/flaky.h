@@ -20,6 +20,11 @@
  * build and the first testable one after it) form one "block", and the
  * search stops when one block holds the confidence, as engine.c's
  * INCONCLUSIVE range when the block has more than one build.
+ *
+ * The stop is stricter than the confidence asked: the odds against the
+ * best block must be 5 times smaller (0.99 for 0.95), since the
+ * posterior is over-confident when the rate after is middling
+ * (docs/flaky.md).
  */
 #ifndef AB_FLAKY_H
 #define AB_FLAKY_H
@@ -31,7 +36,7 @@
 #define AB_FLAKY_MAX_NEXT 8
 
 typedef struct ab_flaky_opts {
-	double confidence;	/* stop when one block holds this much (0.95) */
+	double confidence;	/* asked confidence (0.95; the stop is stricter) */
 	unsigned max_probes;	/* stop after this many runs; 0: no limit */
 	double fix_before;	/* failure rate before the culprit; < 0: learn */
 	double fix_after;	/* failure rate from the culprit on; < 0: learn */
@@ -43,8 +48,9 @@ typedef struct ab_flaky_opts {
 	double before_zero, after_one;
 } ab_flaky_opts;
 
-/* The defaults: confidence 0.95, no probe limit, both rates learned,
- * before ~ Beta(1, 20), after ~ Beta(1, 1). */
+/* The defaults: confidence 0.95, no probe limit, both rates learned;
+ * before: 0 with weight 0.5, else Beta(1, 10); after: 1 with weight
+ * 0.5, else Beta(1, 2). */
 void ab_flaky_opts_init(ab_flaky_opts *o);
 
 typedef struct ab_flaky ab_flaky;
