@@ -663,6 +663,8 @@ size_t ab_flaky_ranked(const ab_flaky *f, size_t *out, double *p, size_t k)
 	double pr[64];
 	size_t got = 0;
 
+	if (k == 0)
+		return 0;
 	if (k > 64)
 		k = 64;
 	for (size_t j = 0; j + 1 < f->nobs; j++) {

@@ -87,7 +87,7 @@ size_t ab_flaky_best(const ab_flaky *f);
 /* The most likely block [*lo, *hi] (lo == hi unless untestable builds
  * are in it) and its probability. */
 double ab_flaky_best_range(const ab_flaky *f, size_t *lo, size_t *hi);
-/* The k most likely culprits, most likely first, with their
+/* The k (at most 64) most likely culprits, most likely first, with their
  * probabilities (p may be NULL); returns how many were written. */
 size_t ab_flaky_ranked(const ab_flaky *f, size_t *out, double *p, size_t k);
 /* Posterior means of the failure rates (or the fixed ones). */
