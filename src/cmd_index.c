@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cmd_index.h"
+#include "cmd_index_farm.h"
 #include "digest.h"
 #include "error.h"
 #include "i18n.h"
@@ -20,7 +21,10 @@
 static void usage(FILE *out)
 {
 	fputs(_("Usage: artbisect index [--output FILE] [--name TEXT] [--base-url URL] [--package NAME]... PATH...\n"
-		"Write an artifact index for the packages and archives in PATHs.\n"
+		"       artbisect index [--output FILE] [farm options] URL   (see artbisect index --help URL)\n"
+		"Write an artifact index for the packages and archives in PATHs, or for\n"
+		"the real farm at URL (Ubuntu mainline, the Arch Linux Archive, Koji,\n"
+		"SHA256SUMS trees).\n"
 		"\n"
 		"  PATH                    a file or a directory (searched recursively) holding\n"
 		"                          .rpm, .deb, .tar.*, .zip artifacts\n"
@@ -35,6 +39,34 @@ static void usage(FILE *out)
 		"\n"
 		"Packages are ordered by version comparison (rpm's or Debian's) and grouped\n"
 		"into one build per version; archives keep the natural order of their names.\n"), out);
+}
+
+/* Whether an operand (not an option's value) is an http(s) URL. */
+static int has_url_operand(int argc, char **argv)
+{
+	static const char *const with_value[] = {
+		"--output", "--name", "--base-url", "--package", "--farm", "--arch", "--flavour",
+		"--good", "--bad", "--keyring", "--cache-dir", "--cacert",
+	};
+	int i;
+	size_t k;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--"))
+			return i + 1 < argc && (!strncmp(argv[i + 1], "http://", 7) ||
+						!strncmp(argv[i + 1], "https://", 8));
+		if (a[0] == '-') {
+			for (k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+				if (!strcmp(a, with_value[k]))
+					i++;
+			continue;
+		}
+		if (!strncmp(a, "http://", 7) || !strncmp(a, "https://", 8))
+			return 1;
+	}
+	return 0;
 }
 
 int ab_cmd_index(int argc, char **argv)
@@ -53,6 +85,11 @@ int ab_cmd_index(int argc, char **argv)
 	char *text;
 	int c, status = 0;
 
+	/* A farm's URL as the operand: the farm's own options. */
+	if (has_url_operand(argc, argv)) {
+		free(packages);
+		return ab_cmd_index_farm(argc, argv);
+	}
 	memset(&opt, 0, sizeof opt);
 	opt.packages = packages;
 	optind = 1;
