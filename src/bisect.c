@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "bisect.h"
 #include "bisect_steps.h"
+#include "flaky.h"
 #include "i18n.h"
 #include "prefetch.h"
 #include "probe.h"
@@ -91,6 +92,11 @@ ab_bisect *ab_bisect_new(const ab_index *idx, size_t good_idx, size_t bad_idx,
 	for (i = old_idx + 1; i < new_idx; i++)
 		if (idx->builds[i].failed)
 			ab_engine_set(b->engine, i, AB_V_FAILED);
+	if (opt->flaky && bisect_go_flaky(b) < 0) {
+		ab_error_set(err, AB_EXIT_USAGE, "%s", _("--flaky: the model's settings do not fit"));
+		ab_bisect_free(b);
+		return NULL;
+	}
 	return b;
 }
 
@@ -104,6 +110,7 @@ void ab_bisect_free(ab_bisect *b)
 		free(b->steps[i].reason);
 	free(b->steps);
 	ab_engine_free(b->engine);
+	ab_flaky_free(b->flaky);
 	free(b);
 }
 
@@ -141,6 +148,23 @@ static int failed_step(const ab_bisect *b, size_t idx)
 	return 0;
 }
 
+/* Whether build idx was given the other verdict (good against bad) before. */
+static int judged_otherwise(const ab_bisect *b, size_t idx, ab_term verdict)
+{
+	size_t i;
+
+	if (verdict == AB_TERM_SKIP)
+		return 0;
+	for (i = 0; i < b->nsteps; i++)
+		if (b->steps[i].index == idx && b->steps[i].verdict != AB_TERM_SKIP &&
+		    b->steps[i].verdict != verdict && b->steps[i].by != AB_BY_UNAVAILABLE &&
+		    b->steps[i].by != AB_BY_FAILED_BUILD)
+			return 1;
+	/* The ends were given as good and bad without a step. */
+	return (idx == b->old_end || idx == b->new_end) &&
+	       engine_verdict(b, verdict) != (idx == b->old_end ? AB_V_OLD : AB_V_NEW);
+}
+
 ab_engine_rc ab_bisect_record(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
 			      double seconds, double wait, const char *reason)
 {
@@ -154,9 +178,21 @@ ab_engine_rc ab_bisect_record(ab_bisect *b, size_t idx, ab_term verdict, ab_by b
 		v = AB_V_FAILED;
 		by = AB_BY_FAILED_BUILD;
 	}
-	rc = ab_engine_set(b->engine, idx, v);
-	if (rc != AB_ENGINE_OK)
-		return rc;
+	if (idx >= b->index->nbuilds)
+		return AB_ENGINE_OUT_OF_RANGE;
+	if (!b->flaky) {
+		rc = ab_engine_set(b->engine, idx, v);
+		/* One build both good and bad: a flaky regression (or a
+		 * lying run), for the model to weigh. A contradiction between
+		 * two builds is refused as a slip, unless --flaky. */
+		if (rc == AB_ENGINE_CONFLICT && judged_otherwise(b, idx, verdict) &&
+		    bisect_go_flaky(b) == 0)
+			b->switched = 1;
+		else if (rc != AB_ENGINE_OK)
+			return rc;
+	}
+	if (b->flaky)
+		bisect_flaky_observe(b, idx, verdict, by);
 	add_step(b, idx, verdict, by, seconds, wait, reason);
 	return AB_ENGINE_OK;
 }
@@ -179,6 +215,8 @@ int ab_bisect_record_bound(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
 		return -1;
 	add_step(b, idx, verdict, by, seconds, wait, reason);
 	b->steps[b->nsteps - 1].bound = 1;
+	if (b->flaky)
+		bisect_flaky_observe(b, idx, verdict, by);
 	return 0;
 }
 
@@ -681,8 +719,17 @@ int bisect_judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, s
 
 void ab_bisect_settle(ab_bisect *b)
 {
-	ab_engine_state st = ab_engine_state_of(b->engine);
-	size_t i, lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine);
+	ab_engine_state st;
+	size_t i, lo, hi;
+
+	if (b->flaky) {
+		if (b->result != AB_RESULT_ABORTED)
+			bisect_flaky_settle(b);
+		return;
+	}
+	st = ab_engine_state_of(b->engine);
+	lo = ab_engine_last_old(b->engine);
+	hi = ab_engine_first_new(b->engine);
 
 	/* An end that is not what it was given as leaves no answer to
 	 * search for, whatever the engine says. */
@@ -708,6 +755,15 @@ static void prefetch_next(ab_bisect *b, size_t idx)
 	static const ab_verdict outcomes[] = { AB_V_OLD, AB_V_NEW };
 	size_t i;
 
+	if (b->flaky) {
+		size_t next[2], n = bisect_flaky_after(b, idx, next);
+
+		for (i = 0; i < n; i++)
+			if (next[i] != idx)
+				ab_prefetch_start(b->prefetch, next[i], b->index, &b->index->builds[next[i]]);
+		return;
+	}
+
 	for (i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++) {
 		ab_engine *e = ab_engine_copy(b->engine);
 		size_t next;
@@ -724,6 +780,12 @@ static void prefetch_next(ab_bisect *b, size_t idx)
 
 static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		    ab_error *err);
+
+/* The build to run next: the engine's, or the flaky model's. */
+static size_t bisect_next(const ab_bisect *b)
+{
+	return b->flaky ? bisect_flaky_next(b) : ab_engine_next(b->engine);
+}
 
 int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		  ab_error *err)
@@ -747,6 +809,18 @@ int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 	}
 	if (b->result != AB_RESULT_ABORTED)
 		rc = run_loop(b, cache, cb, err);
+	/* --confirm: a deterministic answer's ends run again; a run that
+	 * disagrees hands the search to the flaky model, which goes on. */
+	if (rc == 0 && b->opt.confirm && b->result == AB_RESULT_FOUND && !b->flaky) {
+		rc = bisect_confirm(b, cache, cb, err);
+		if (rc == 0 && b->flaky)
+			rc = run_loop(b, cache, cb, err);
+		else if (rc > 0) {
+			b->result = AB_RESULT_ABORTED;
+			rc = 0;
+		} else if (rc < 0 && err->code == AB_EXIT_ABORTED)
+			b->result = AB_RESULT_ABORTED;
+	}
 	if (b->prefetch) {
 		ab_prefetch_free(b->prefetch);
 		b->prefetch = NULL;
@@ -755,12 +829,17 @@ int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 	return rc;
 }
 
+/* Unavailable builds one after another before a run gives up. */
+#define MAX_UNAVAILABLE_IN_A_ROW 32
+
 static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		    ab_error *err)
 {
+	unsigned unavailable_in_a_row = 0;
+
 	ab_bisect_settle(b);
 	while (b->result == AB_RESULT_RUNNING) {
-		size_t idx = ab_engine_next(b->engine);
+		size_t idx = bisect_next(b);
 		char *root = NULL, *artifacts = NULL, *reason = NULL;
 		double wait;
 		int rc;
@@ -774,7 +853,12 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 			ab_prefetch_keep(b->prefetch, &idx, 1);	/* the rest is useless now */
 			bisect_early_sweep(b, &idx, 1);
 		}
-		if (b->opt.jobs > 1 && b->opt.probe) {
+		if (idx == (size_t)-1) {
+			/* The model has no build left to run. */
+			b->result = AB_RESULT_INCONCLUSIVE;
+			break;
+		}
+		if (b->opt.jobs > 1 && b->opt.probe && !b->flaky) {
 			rc = bisect_multisect(b, cache, cb, err);
 			if (rc != 0) {
 				b->result = AB_RESULT_ABORTED;
@@ -798,10 +882,21 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 			ab_bisect_record(b, idx, AB_TERM_SKIP, AB_BY_UNAVAILABLE, 0, wait, reason);
 			if (cb->verdict)
 				cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
+			/* A farm whose builds all vanish (a listing of links to
+			 * nothing) is not walked to its end. */
+			if (!b->index->builds[idx].failed &&
+			    ++unavailable_in_a_row >= MAX_UNAVAILABLE_IN_A_ROW) {
+				ab_error_set(err, AB_EXIT_FAILURE,
+					     _("%u builds in a row were unavailable, the last %s (%s): the farm looks broken; the session is kept"),
+					     unavailable_in_a_row, b->index->builds[idx].id, reason ? reason : "?");
+				free(reason);
+				return -1;
+			}
 			free(reason);
 			ab_bisect_settle(b);
 			continue;
 		}
+		unavailable_in_a_row = 0;
 		if (b->prefetch)
 			prefetch_next(b, idx);
 		if (cb->ready)
@@ -829,7 +924,7 @@ int ab_bisect_prepare_next(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 {
 	ab_bisect_settle(b);
 	while (b->result == AB_RESULT_RUNNING) {
-		size_t next = ab_engine_next(b->engine);
+		size_t next = bisect_next(b);
 		char *reason = NULL;
 		double t0;
 		int rc;
@@ -837,6 +932,10 @@ int ab_bisect_prepare_next(ab_bisect *b, ab_cache *cache, const ab_bisect_callba
 		if (ab_cancelled(b->opt.cancel)) {
 			ab_error_set(err, AB_EXIT_ABORTED, _("interrupted"));
 			return -1;
+		}
+		if (next == (size_t)-1) {
+			b->result = AB_RESULT_INCONCLUSIVE;
+			break;
 		}
 		if (cb->choose)
 			cb->choose(cb->ud, b, next);

@@ -66,6 +66,11 @@ typedef struct ab_bisect_options {
 	int jobs;		/* probes at once (multisection); 1 = plain bisection */
 	int64_t cache_size;	/* bytes the cache may hold; -1 = no cap */
 	int check_bounds;	/* probe both ends before the first midpoint */
+	int flaky;		/* --flaky: the Bayesian model from the start */
+	double confidence;	/* --confidence (flaky): 0 = 0.95 */
+	unsigned max_probes;	/* --max-probes (flaky): 0 = no limit */
+	double fail_rate_before, fail_rate_after;	/* fixed rates; < 0: learned */
+	unsigned confirm;	/* --confirm N: run the answer's ends N times more */
 } ab_bisect_options;
 
 /* What the person answers at a manual step. */
@@ -105,6 +110,11 @@ struct ab_bisect {
 	int64_t downloaded;	/* artifact bytes received over the network by
 				 * the session, prefetch included (atomic) */
 	size_t old_end, new_end;	/* the range as given (OLD and NEW) */
+	struct ab_flaky *flaky;	/* the flaky model (flaky.h) once verdicts
+				 * disagreed or --flaky was given; then it,
+				 * not the engine, picks builds and answers */
+	int switched;		/* the model took over from the engine when a
+				 * verdict contradicted the others */
 };
 
 /* good_idx and bad_idx are the given (or default) ends; with find_fix

@@ -43,4 +43,19 @@ int bisect_multisect(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *c
 int bisect_check_bounds(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 			ab_error *err);
 
+/* bisect_flaky.c: flaky verdicts (the model of flaky.h) and --confirm. */
+/* Hands the bisection to the model, with every run so far. 0, -1. */
+int bisect_go_flaky(ab_bisect *b);
+/* One recorded step as the model's observation. */
+void bisect_flaky_observe(ab_bisect *b, size_t idx, ab_term t, ab_by by);
+/* The build the model runs next, or (size_t)-1 when it is done. */
+size_t bisect_flaky_next(const ab_bisect *b);
+/* The builds it would run after a pass and after a failure on idx
+ * (for prefetch): how many written to out. */
+size_t bisect_flaky_after(const ab_bisect *b, size_t idx, size_t out[2]);
+/* Sets the result once the model is done. */
+void bisect_flaky_settle(ab_bisect *b);
+/* --confirm N after a deterministic answer: 0, 1 (stop), -1 with err. */
+int bisect_confirm(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, ab_error *err);
+
 #endif

@@ -20,6 +20,7 @@ enum {
 	OPT_VERSION, OPT_KEYRING, OPT_PACKAGE, OPT_INSTALL, OPT_CACHE_SIZE, OPT_LAUNCH,
 	OPT_MAX_UNPACKED, OPT_SYSTEM_ROOT, OPT_REBOOT, OPT_CHECK_BOUNDS,
 	OPT_FARM, OPT_ARCH, OPT_FLAVOUR, OPT_ALLOW_UNVERIFIED,
+	OPT_FLAKY, OPT_CONFIDENCE, OPT_MAX_PROBES, OPT_RATE_BEFORE, OPT_RATE_AFTER, OPT_CONFIRM,
 };
 
 #define M(c) (1u << (c))
@@ -59,6 +60,12 @@ static const opt_def defs[] = {
 	{ "timeout-verdict", 1, OPT_TIMEOUT_VERDICT, M_RUNS, 1 },
 	{ "jobs", 1, OPT_JOBS, M_RUNS, 1 },
 	{ "check-bounds", 0, OPT_CHECK_BOUNDS, M_RUNS, 1 },
+	{ "flaky", 0, OPT_FLAKY, M_RUNS, 1 },
+	{ "confidence", 1, OPT_CONFIDENCE, M_RUNS, 1 },
+	{ "max-probes", 1, OPT_MAX_PROBES, M_RUNS, 1 },
+	{ "fail-rate-before", 1, OPT_RATE_BEFORE, M_RUNS, 1 },
+	{ "fail-rate-after", 1, OPT_RATE_AFTER, M_RUNS, 1 },
+	{ "confirm", 1, OPT_CONFIRM, M_RUNS, 1 },
 	{ "no-prefetch", 0, OPT_NO_PREFETCH, M_RUNS, 1 },
 	{ "cache-dir", 1, OPT_CACHE_DIR, M_SESSION, 1 },
 	{ "cache-size", 1, OPT_CACHE_SIZE, M_PREPARES, 1 },
@@ -240,6 +247,44 @@ static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char 
 	case OPT_WORK_DIR: cli->work_dir = absolute(cli, arg); break;
 	case OPT_NO_PREFETCH: cli->no_prefetch = flag; break;
 	case OPT_CHECK_BOUNDS: cli->check_bounds = flag; break;
+	case OPT_FLAKY: cli->flaky = flag; break;
+	case OPT_CONFIDENCE:
+	case OPT_RATE_BEFORE:
+	case OPT_RATE_AFTER: {
+		char *end;
+		double x = strtod(arg, &end);
+		int conf = id == OPT_CONFIDENCE;
+
+		/* A confidence of 1 is never reached; a rate may be 0 or 1. */
+		if (end == arg || *end || !(conf ? x > 0.5 && x < 1 : x >= 0 && x <= 1)) {
+			snprintf(why, whylen, conf ? _("expected a probability above 0.5 and below 1, such as 0.95, got '%s'")
+						   : _("expected a rate from 0 to 1, such as 0.3, got '%s'"), arg);
+			return -1;
+		}
+		if (conf)
+			cli->confidence = x;
+		else if (id == OPT_RATE_BEFORE)
+			cli->fail_rate_before = x;
+		else
+			cli->fail_rate_after = x;
+		break;
+	}
+	case OPT_MAX_PROBES:
+	case OPT_CONFIRM: {
+		char *end;
+		long n = strtol(arg, &end, 10);
+
+		if (end == arg || *end || n < (id == OPT_CONFIRM ? 0 : 1) || n > 100000) {
+			snprintf(why, whylen, _("expected a whole number from %d to 100000, got '%s'"),
+				 id == OPT_CONFIRM ? 0 : 1, arg);
+			return -1;
+		}
+		if (id == OPT_CONFIRM)
+			cli->confirm = (unsigned)n;
+		else
+			cli->max_probes = (unsigned)n;
+		break;
+	}
 	case OPT_KEEP_ROOTS: cli->keep_roots = flag; break;
 	case OPT_CACERT: cli->cacert = absolute(cli, arg); break;
 	case OPT_REPORT: cli->report_file = arg; break;
@@ -429,6 +474,7 @@ int ab_cli_init(ab_cli *cli, ab_cmd cmd)
 	memset(cli, 0, sizeof *cli);
 	cli->cmd = cmd;
 	cli->jobs = 1;
+	cli->fail_rate_before = cli->fail_rate_after = -1;	/* learned */
 	if (read_config(cli) < 0 || read_environment(cli) < 0)
 		return -1;
 	return 0;
@@ -588,6 +634,28 @@ char **ab_cli_session_argv(const ab_cli *cli, const char *good_id, const char *b
 		push_opt(&v, &n, "--no-prefetch", NULL);
 	if (cli->check_bounds)
 		push_opt(&v, &n, "--check-bounds", NULL);
+	if (cli->flaky)
+		push_opt(&v, &n, "--flaky", NULL);
+	if (cli->confidence > 0) {
+		snprintf(num, sizeof num, "%g", cli->confidence);
+		push_opt(&v, &n, "--confidence", num);
+	}
+	if (cli->max_probes) {
+		snprintf(num, sizeof num, "%u", cli->max_probes);
+		push_opt(&v, &n, "--max-probes", num);
+	}
+	if (cli->fail_rate_before >= 0) {
+		snprintf(num, sizeof num, "%g", cli->fail_rate_before);
+		push_opt(&v, &n, "--fail-rate-before", num);
+	}
+	if (cli->fail_rate_after >= 0) {
+		snprintf(num, sizeof num, "%g", cli->fail_rate_after);
+		push_opt(&v, &n, "--fail-rate-after", num);
+	}
+	if (cli->confirm) {
+		snprintf(num, sizeof num, "%u", cli->confirm);
+		push_opt(&v, &n, "--confirm", num);
+	}
 	if (cli->cache_dir)
 		push_opt(&v, &n, "--cache-dir", cli->cache_dir);
 	if (cli->cache_size > 0) {
@@ -663,6 +731,18 @@ static void option_help(ab_cmd cmd, FILE *out)
 		{ OPT_CHECK_BOUNDS, N_("  --check-bounds          test the good and the bad end first (at once with\n"
 				       "                          --jobs 2+); exit 1 if they are not what they were\n"
 				       "                          given as (off by default)\n") },
+		{ OPT_FLAKY, N_("  --flaky                 the problem shows only sometimes: weigh every run\n"
+				"                          (Bayesian), run builds again, stop at --confidence\n"
+				"                          (on by itself when verdicts contradict each other)\n") },
+		{ OPT_CONFIDENCE, N_("  --confidence P          with --flaky: stop when one build holds P of the\n"
+				     "                          probability (default 0.95)\n") },
+		{ OPT_MAX_PROBES, N_("  --max-probes N          with --flaky: stop after N probe runs\n") },
+		{ OPT_RATE_BEFORE, N_("  --fail-rate-before R    with --flaky: runs fail this often before the\n"
+				      "                          culprit (default: learned from the runs)\n") },
+		{ OPT_RATE_AFTER, N_("  --fail-rate-after R     with --flaky: runs fail this often from the culprit\n"
+				     "                          on (default: learned from the runs)\n") },
+		{ OPT_CONFIRM, N_("  --confirm N             run the first bad and the last good build N times\n"
+				  "                          more; a run that disagrees goes on as --flaky\n") },
 		{ OPT_CACHE_DIR, N_("  --cache-dir DIR         verified downloads (default $XDG_CACHE_HOME/artbisect)\n") },
 		{ OPT_CACHE_SIZE, N_("  --cache-size SIZE       cap the cache (K, M, G suffixes; default a quarter\n"
 				     "                          of the space its file system could give it)\n") },

@@ -46,6 +46,11 @@ typedef struct ab_cli {
 	int jobs;
 	int no_prefetch;
 	int check_bounds;	/* --check-bounds: probe the ends first */
+	int flaky;		/* --flaky */
+	double confidence;	/* --confidence; 0: the default */
+	unsigned max_probes;	/* --max-probes; 0: none */
+	double fail_rate_before, fail_rate_after;	/* < 0: learned */
+	unsigned confirm;	/* --confirm N */
 	int keep_roots;
 	int quiet;
 	const char *cache_dir;

@@ -681,6 +681,12 @@ static int ctx_make_bisect(ctx *c, size_t good_idx, size_t bad_idx)
 	bopt.prefetch = !cli->no_prefetch;
 	bopt.jobs = cli->jobs;
 	bopt.check_bounds = cli->check_bounds;
+	bopt.flaky = cli->flaky;
+	bopt.confidence = cli->confidence;
+	bopt.max_probes = cli->max_probes;
+	bopt.fail_rate_before = cli->fail_rate_before;
+	bopt.fail_rate_after = cli->fail_rate_after;
+	bopt.confirm = cli->confirm;
 	c->b = ab_bisect_new(c->idx, good_idx, bad_idx, &bopt, &c->err);
 	return c->b ? 0 : -1;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "escape.h"
 #include "i18n.h"
+#include "flaky.h"
 #include "report.h"
 #include "sysinstall.h"
 #include "util.h"
@@ -73,6 +74,8 @@ static json_t *build_ref(const ab_bisect *b, size_t idx)
 	free(rel);
 	return o;
 }
+
+typedef void (*esc_fn)(ab_buf *out, const char *s);
 
 /* ---- trust: how far the tested builds were checked ---- */
 
@@ -145,6 +148,91 @@ const char *ab_report_trust_sentence(const ab_bisect *b, size_t *unverified)
 	if (t == AB_TRUST_DIGEST)
 		return _("The builds were checked for integrity (sha256 from the farm's checksum lists, or an RPM's own digests), not authenticity: pass --keyring with the farm's signing key to check its signatures.");
 	return _("WARNING: some builds were not verified at all (--allow-unverified); they are marked unverified.");
+}
+
+/* ---- the flaky model's answer ---- */
+
+/* The builds with runs, in index order, for the counts. */
+static size_t builds_with_runs(const ab_bisect *b, size_t *out, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < b->index->nbuilds && n < max; i++) {
+		unsigned f, p;
+
+		ab_flaky_counts(b->flaky, i, &f, &p);
+		if (f + p)
+			out[n++] = i;
+	}
+	return n;
+}
+
+static json_t *flaky_json(const ab_bisect *b)
+{
+	size_t ranked[5], with_runs[200], n, i, lo, hi;
+	double p[5], before, after, best = ab_flaky_best_range(b->flaky, &lo, &hi);
+	json_t *o = json_object(), *r = json_array(), *c = json_array();
+
+	n = ab_flaky_ranked(b->flaky, ranked, p, 5);
+	for (i = 0; i < n; i++)
+		json_array_append_new(r, json_pack("{s:s, s:f}", "id", b->index->builds[ranked[i]].id,
+						   "probability", p[i]));
+	n = builds_with_runs(b, with_runs, 200);
+	for (i = 0; i < n; i++) {
+		unsigned f, ps;
+
+		ab_flaky_counts(b->flaky, with_runs[i], &f, &ps);
+		json_array_append_new(c, json_pack("{s:s, s:I, s:I}", "id", b->index->builds[with_runs[i]].id,
+						   "fails", (json_int_t)f, "passes", (json_int_t)ps));
+	}
+	ab_flaky_rates(b->flaky, &before, &after);
+	json_object_set_new(o, "culprit", json_string(b->index->builds[hi].id));
+	json_object_set_new(o, "probability", json_real(best));
+	json_object_set_new(o, "confidence", json_real(b->opt.confidence > 0 ? b->opt.confidence : 0.95));
+	json_object_set_new(o, "switched", json_boolean(b->switched));
+	json_object_set_new(o, "ranked", r);
+	json_object_set_new(o, "fail_rate_before", json_real(before));
+	json_object_set_new(o, "fail_rate_after", json_real(after));
+	json_object_set_new(o, "runs", c);
+	json_object_set_new(o, "probes", json_integer(ab_flaky_probes(b->flaky)));
+	return o;
+}
+
+/* The model's answer in words, for the text and Markdown reports; ids
+ * through esc. */
+static void flaky_text(ab_buf *out, const ab_bisect *b, esc_fn esc)
+{
+	size_t ranked[5], with_runs[40], n, i, lo, hi;
+	double p[5], before, after, best = ab_flaky_best_range(b->flaky, &lo, &hi);
+
+	ab_buf_puts(out, b->switched ? _("Flaky verdicts (a build was judged both good and bad): the answer is weighed by probability.\n")
+				     : _("Flaky mode (--flaky): the answer is weighed by probability.\n"));
+	ab_buf_puts(out, _("Most likely first bad build: "));
+	esc(out, b->index->builds[hi].id);
+	ab_buf_printf(out, _(" (probability %.3f"), best);
+	n = ab_flaky_ranked(b->flaky, ranked, p, 5);
+	for (i = 0; i < n; i++) {
+		if (ranked[i] == hi)
+			continue;
+		ab_buf_puts(out, _("; then "));
+		esc(out, b->index->builds[ranked[i]].id);
+		ab_buf_printf(out, " %.3f", p[i]);
+	}
+	ab_buf_puts(out, ").\n");
+	ab_flaky_rates(b->flaky, &before, &after);
+	ab_buf_printf(out, _("Estimated failure rate: %.2f before it, %.2f from it on (%u probe runs).\n"),
+		      before, after, ab_flaky_probes(b->flaky));
+	ab_buf_puts(out, _("Runs (failed/passed):"));
+	n = builds_with_runs(b, with_runs, 40);
+	for (i = 0; i < n; i++) {
+		unsigned f, ps;
+
+		ab_flaky_counts(b->flaky, with_runs[i], &f, &ps);
+		ab_buf_puts(out, " ");
+		esc(out, b->index->builds[with_runs[i]].id);
+		ab_buf_printf(out, " %u/%u", f, ps);
+	}
+	ab_buf_puts(out, n == 40 ? " ...\n" : "\n");
 }
 
 /* ---- --check-bounds ----
@@ -316,6 +404,8 @@ json_t *ab_report_json(const ab_bisect *b)
 		json_array_append_new(steps, js);
 	}
 	json_object_set_new(o, "steps", steps);
+	if (b->flaky)
+		json_object_set_new(o, "flaky", flaky_json(b));
 	if (trust && downloaded_any(b)) {
 		size_t unverified;
 		ab_trust t = weakest_trust(b, &unverified);
@@ -439,6 +529,10 @@ char *ab_report_text(const ab_bisect *b)
 		free(to);
 		break;
 	}
+	}
+	if (b->flaky) {
+		flaky_text(&out, b, esc_term);
+		ab_buf_puts(&out, "\n");
 	}
 	describe_build(&out, fix ? _("Last bad build:") : _("Last good build:"), old);
 	describe_build(&out, b->result == AB_RESULT_FOUND
@@ -671,6 +765,10 @@ char *ab_report_markdown(const ab_bisect *b)
 	md_build_row(&out, found ? (fix ? _("first good") : _("first bad"))
 				 : (fix ? _("known good") : _("known bad")), nw);
 	md_middle(&out, b, lo, hi, fix, found);
+	if (b->flaky) {
+		ab_buf_puts(&out, "\n");
+		flaky_text(&out, b, ab_esc_md_to);
+	}
 	ab_buf_printf(&out, "\n### %s\n\n| # | %s | %s | %s |\n|---|---|---|---|\n", _("Steps"),
 		      _("build"), _("verdict"), _("by"));
 	for (i = 0; i < b->nsteps; i++) {

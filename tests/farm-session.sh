@@ -80,3 +80,4 @@ run "$ARTBISECT" --index "$URL/mainline/daily/" --good 2024-03-01 --bad 2024-03-
 is "$RC" 0 "daily/: found"
 is "$(printf '%s' "$OUT" | json_get - first_new.id)" 2024-03-02 "daily/: the culprit's day is the first bad build"
 is "$(printf '%s' "$OUT" | json_get - farm.layout)" mainline "daily/: read as mainline"
+plan_done

@@ -16,8 +16,8 @@ clang -fsanitize=fuzzer "$T/probe.c" -o "$T/probe" > /dev/null 2>&1 ||
 	skip_all "clang cannot build libFuzzer targets (install libclang-rt-14-dev)"
 
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -pthread"
-cflags=$(pkg-config --cflags libcurl libarchive jansson rpm libxml-2.0)
-libs=$(pkg-config --libs libcurl libarchive jansson rpm libxml-2.0)
+cflags=$(pkg-config --cflags libcurl libarchive jansson rpm libxml-2.0 gpgme)
+libs=$(pkg-config --libs libcurl libarchive jansson rpm libxml-2.0 gpgme)
 # The library's sources: everything but the front end.
 lib="$(cd "$SRC" && ls *.c | grep -v -E '^(main|unpack_main|cli|cmd_.*|prompt|progress)\.c$' | sed "s|^|$SRC/|") $(ls "$SRC"/farms/*.c)"
 build() {
