@@ -154,6 +154,21 @@ is "$(jobs_total)" "$((before + 2))" "after one resubmission"
 like "$(cat "$T/j1.err")" "no qemu device online \\(twice\\): skip" "the verdict says why"
 settled > /dev/null
 
+# --- the lab cannot get an artifact: resubmitted once, then skip --------------
+before=$(jobs_total)
+RC=0
+ARTBISECT_BUILD=k0 ARTBISECT_ARTIFACT_URLS=$(printf '%s\n' "$BASE/gone/vmlinuz" "$BASE/k0/initrd.img") \
+	ARTBISECT_ARTIFACT_SHA256S=$(printf '%s\n' "$(printf '%064d' 0)" "$(sha256sum < "$T/farm/k0/initrd.img" | cut -d' ' -f1)") \
+	$PROBE > /dev/null 2> "$T/gone.err" || RC=$?
+is "$RC/$(( $(jobs_total) - before ))" 125/2 "a kernel the lab cannot download (404): one resubmission, then skip"
+like "$(cat "$T/gone.err")" "Resource unavailable.*\\(twice\\): skip" "the skip says why"
+RC=0
+ARTBISECT_BUILD=k0 ARTBISECT_ARTIFACT_URLS=$(printf '%s\n' "$BASE/k0/vmlinuz" "$BASE/k0/initrd.img") \
+	ARTBISECT_ARTIFACT_SHA256S=$(printf '%s\n' "$(printf '%064d' 0)" "$(sha256sum < "$T/farm/k0/initrd.img" | cut -d' ' -f1)") \
+	$PROBE > /dev/null 2> "$T/sum.err" || RC=$?
+is "$RC" 125 "a kernel whose sha256 the worker finds wrong: skip"
+like "$(cat "$T/sum.err")" "sha256 for .* does not match" "the worker checked the sha256 given in the job"
+
 # --- bisections through LAVA --------------------------------------------------
 bisect() {	# NAME ARGS...
 	local name=$1
