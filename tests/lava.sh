@@ -201,6 +201,22 @@ is "$?" 4 "Ctrl-C stops artbisect (exit 4, the session kept)"
 is "$(settled && echo none)" none "and leaves no LAVA job running"
 like "$(cat "$T/int.err")" "canceled LAVA job" "the probe canceled its job"
 
+# The controller reboots mid-step (artbisect and its probe die at once,
+# no trap runs): "artbisect run" goes on, and the probe finds the job it
+# had submitted instead of submitting it again.
+"$ARTBISECT" --index "$BASE/index.json" --probe "$PROBE" --work-dir "$T/w-rb" --cache-dir "$T/cache" \
+	--jobs 1 --json > /dev/null 2> "$T/rb1.err" &
+pid=$!
+id=$(wait_running)
+leader=$(pgrep -P "$pid" | head -n 1)
+{ kill -KILL -- "-$leader"; kill -KILL "$pid"; wait "$pid"; } 2> /dev/null
+before=$(jobs_total)
+run "$ARTBISECT" run --probe "$PROBE" --work-dir "$T/w-rb" --cache-dir "$T/cache" --json
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/k3 "after a reboot of the controller, artbisect run finds the culprit"
+like "$ERR" "LAVA job $id was submitted before; waiting for it" "the step in flight waits for its LAVA job (by id)"
+is "$(( $(jobs_total) - before ))" "$(( $(grep -c 'LAVA job: ' <<<"$ERR") - 1 ))" "and submits only the steps after it"
+settled > /dev/null
+
 # Devices offline when a step is submitted: that step is skipped (after
 # one resubmission), the devices come back, and the bisection is still
 # right. Another index over the same files, 10 builds, the first bad x7
