@@ -97,6 +97,7 @@ lava_start() {
 	local port ws evport i ok wtoken d
 	mkdir -p "$T/lava"
 	# One lab at a time on this machine: the database and /etc are shared.
+	mkdir -p /run/lock
 	exec 8> /run/lock/artbisect-lava.lock
 	flock -w 600 8 || bail_out "another LAVA test holds /run/lock/artbisect-lava.lock"
 	at_exit lava_stop
@@ -123,6 +124,7 @@ lava_start() {
 
 	# Objects, made once and kept: the user and its token, the device
 	# type, the worker, the two devices.
+	# shellcheck disable=SC2086  # one argument per device
 	"$LAVA_PY" - "$LAVA_USER" "$LAVA_WORKER" "$LAVA_DEVICE_TYPE" $LAVA_DEVICES > "$T/lava/objects.out" 2> "$T/lava/objects.err" <<'EOF' ||
 import os, sys
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lava_server.settings.prod")
