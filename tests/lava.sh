@@ -177,8 +177,11 @@ bisect() {	# NAME ARGS...
 		--cache-dir "$T/cache" --json "$@"
 	diag "$(grep -a 'lava-boot: k[0-9]*: ' <<<"$ERR")"
 }
-bisect j1 --jobs 1
+bisect j1 --jobs 1 --report "$T/j1.md"
 is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/k3 "--jobs 1: the first bad build is found through LAVA"
+like "$(echo "$OUT" | json_get - steps.0.links.0.url)" "^$LAVA_URL/scheduler/job/[0-9]+\$" "the JSON report links each step to its LAVA job"
+like "$(echo "$OUT" | json_get - steps.0.links.1.url)" "^$LAVA_URL/scheduler/job/[0-9]+/log_file/plain\$" "and to its log"
+like "$(cat "$T/j1.md")" "\\[LAVA job [0-9]+\\]\\($LAVA_URL/scheduler/job/[0-9]+\\)" "so does the Markdown report"
 is "$(echo "$OUT" | json_get - tested)" "$(grep -c 'LAVA job: ' <<<"$ERR")" "one LAVA job per step"
 is "$(settled && echo none)" none "no LAVA job left running"
 
