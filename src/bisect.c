@@ -129,6 +129,18 @@ static void add_step(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
 		b->tested++;
 }
 
+/* Whether build idx has its failed-build step already (a farm said so
+ * when it was tried). */
+static int failed_step(const ab_bisect *b, size_t idx)
+{
+	size_t i;
+
+	for (i = 0; i < b->nsteps; i++)
+		if (b->steps[i].index == idx && b->steps[i].by == AB_BY_FAILED_BUILD)
+			return 1;
+	return 0;
+}
+
 ab_engine_rc ab_bisect_record(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
 			      double seconds, double wait, const char *reason)
 {
@@ -137,6 +149,11 @@ ab_engine_rc ab_bisect_record(ab_bisect *b, size_t idx, ab_term verdict, ab_by b
 
 	if (by == AB_BY_UNAVAILABLE)
 		v = AB_V_UNAVAILABLE;
+	/* A farm found out only now that it could not build it. */
+	if (by == AB_BY_UNAVAILABLE && b->index->builds[idx].failed) {
+		v = AB_V_FAILED;
+		by = AB_BY_FAILED_BUILD;
+	}
 	rc = ab_engine_set(b->engine, idx, v);
 	if (rc != AB_ENGINE_OK)
 		return rc;
@@ -678,7 +695,7 @@ void ab_bisect_settle(ab_bisect *b)
 	/* Name the failed builds that left the answer open: the report
 	 * should say why it is inconclusive. */
 	for (i = lo + 1; i < hi; i++)
-		if (ab_engine_get(b->engine, i) == AB_V_FAILED)
+		if (ab_engine_get(b->engine, i) == AB_V_FAILED && !failed_step(b, i))
 			add_step(b, i, AB_TERM_SKIP, AB_BY_FAILED_BUILD, 0, -1, NULL);
 }
 

@@ -393,6 +393,9 @@ static int ctx_open_farm(ctx *c, const char *url, const char *top, size_t len)
 {
 	ab_farm_options o;
 
+	/* Listings are kept in the cache with their validators. */
+	if (!c->cache && !(c->cache = ab_cache_open(c->cache_dir, &c->err)))
+		return -1;
 	ctx_farm_options(c, &o, url);
 	o.top_page = top;
 	o.top_len = len;
@@ -411,6 +414,8 @@ static int ctx_resume_farm(ctx *c, const char *data, size_t len)
 {
 	ab_farm_options o;
 
+	if (!c->cache && !(c->cache = ab_cache_open(c->cache_dir, &c->err)))
+		return -1;
 	ctx_farm_options(c, &o, c->sess->index_url);
 	c->farm = ab_farm_resume(&o, data, len, &c->err);
 	if (!c->farm)
@@ -418,6 +423,11 @@ static int ctx_resume_farm(ctx *c, const char *data, size_t len)
 	c->idx = ab_farm_index(c->farm);
 	c->farm_saved = ab_farm_resolved_count(c->farm);
 	return 0;
+}
+
+static int is_remote(const char *url)
+{
+	return !strncmp(url, "http://", 7) || !strncmp(url, "https://", 8);
 }
 
 /* Whether a remote document is a directory listing (HTML), not an index. */
@@ -462,7 +472,8 @@ static int ctx_read_index(ctx *c)
 		free(url);
 		return rc;
 	}
-	if (cli->farm) {
+	/* A directory URL is a farm's listing: an index is a document. */
+	if (cli->farm || (!cli->package && is_remote(url) && url[strlen(url) - 1] == '/')) {
 		rc = ctx_open_farm(c, url, NULL, 0);
 		free(url);
 		return rc;
@@ -471,9 +482,7 @@ static int ctx_read_index(ctx *c)
 		char *top = NULL;
 		size_t len = 0;
 		ab_error e = {0};
-		int remote = !strncmp(url, "http://", 7) || !strncmp(url, "https://", 8);
-
-		if (remote && ab_fetch_to_memory(url, &c->fopt, AB_LISTING_MAX_BYTES, &top, &len, &e) == 0 &&
+		if (is_remote(url) && ab_fetch_to_memory(url, &c->fopt, AB_LISTING_MAX_BYTES, &top, &len, &e) == 0 &&
 		    looks_like_html(top, len) && !listing_has_repodata(top, len, url)) {
 			rc = ctx_open_farm(c, url, top, len);
 			free(top);
@@ -678,11 +687,12 @@ static int ctx_make_bisect(ctx *c, size_t good_idx, size_t bad_idx)
 
 static int ctx_open_cache(ctx *c)
 {
-	c->cache = ab_cache_open(c->cache_dir, &c->err);
+	if (!c->cache)
+		c->cache = ab_cache_open(c->cache_dir, &c->err);
 	if (!c->cache)
 		return -1;
 	if (c->farm)
-		ab_farm_set_cache(c->farm, c->cache);
+		ab_farm_set_cache(c->farm, c->cache, &c->b->opt.fetch);
 	if (ab_mkdir_p(c->work_dir) < 0 || access(c->work_dir, W_OK) < 0) {
 		ab_error_set(&c->err, AB_EXIT_FAILURE, _("work directory %s is not writable: %s"),
 			     c->work_dir, strerror(errno));
@@ -836,8 +846,9 @@ static int all_unavailable(const ab_bisect *b)
 {
 	size_t i;
 
+	/* A build its farm could not make is an answer, not a fault. */
 	for (i = 0; i < b->nsteps; i++)
-		if (b->steps[i].by != AB_BY_UNAVAILABLE && b->steps[i].by != AB_BY_FAILED_BUILD)
+		if (b->steps[i].by != AB_BY_UNAVAILABLE)
 			return 0;
 	return 1;
 }

@@ -121,19 +121,29 @@ static ab_trust weakest_trust(const ab_bisect *b, size_t *unverified)
 	return level == 2 ? AB_TRUST_SIGNED : level == 1 ? AB_TRUST_DIGEST : AB_TRUST_UNVERIFIED;
 }
 
+static int downloaded_any(const ab_bisect *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nsteps; i++)
+		if (b->index->builds[b->steps[i].index].nartifacts)
+			return 1;
+	return 0;
+}
+
 /* One sentence on it (translated), or NULL when there is nothing to say. */
 const char *ab_report_trust_sentence(const ab_bisect *b, size_t *unverified)
 {
 	ab_trust t;
 
 	*unverified = 0;
-	if (!speaks_of_trust(b))
+	if (!speaks_of_trust(b) || !downloaded_any(b))
 		return NULL;
 	t = weakest_trust(b, unverified);
 	if (t == AB_TRUST_SIGNED)
 		return _("Every build downloaded was checked against a signature by a key in the keyring.");
 	if (t == AB_TRUST_DIGEST)
-		return _("The builds were checked for integrity (sha256 from the farm's checksums), not authenticity: pass --keyring with the farm's signing key to check its signatures.");
+		return _("The builds were checked for integrity (sha256 from the farm's checksum lists, or an RPM's own digests), not authenticity: pass --keyring with the farm's signing key to check its signatures.");
 	return _("WARNING: some builds were not verified at all (--allow-unverified); they are marked unverified.");
 }
 
@@ -306,7 +316,7 @@ json_t *ab_report_json(const ab_bisect *b)
 		json_array_append_new(steps, js);
 	}
 	json_object_set_new(o, "steps", steps);
-	if (trust) {
+	if (trust && downloaded_any(b)) {
 		size_t unverified;
 		ab_trust t = weakest_trust(b, &unverified);
 		json_t *ids = json_array();

@@ -3,6 +3,7 @@
  * verified downloads). */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ struct ab_farm {
 	struct made { ab_artifact *a; size_t n; } *arts;	/* what resolution made */
 	size_t narts;
 	size_t fetched, revalidated;
+	size_t nfailed;		/* builds the farm turned out not to have made */
 };
 
 static const ab_farm_layout *const layouts[] = {
@@ -97,75 +99,110 @@ const char *ab_farm_host_arch(const char *style)
 
 /* ---- pages ---- */
 
+/* Reads n pages at once through the fetch engine, kept in the cache
+ * with their validators (a second run only revalidates). -1 with err
+ * when nothing can go on. */
+static int get_pages(ab_farm *f, const char *const *urls, size_t n, size_t max, ab_page *out,
+		     ab_error *err)
+{
+	size_t i, fetched = 0, revalidated = 0;
+
+	if (ab_fetch_pages(f->o.cache, f->o.fetch, urls, n, max, out, err) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (out[i].status != AB_PAGE_OK)
+			continue;
+		if (out[i].revalidated)
+			revalidated++;
+		else
+			fetched++;
+	}
+	pthread_mutex_lock(&f->lock);
+	f->fetched += fetched;
+	f->revalidated += revalidated;
+	pthread_mutex_unlock(&f->lock);
+	return 0;
+}
+
 /* Reads url into memory: 0, 1 when the server says it is not there,
  * -1 with err (the message names url). */
 static int get_page(ab_farm *f, const char *url, size_t max, char **data, size_t *len,
 		    ab_error *err)
 {
-	ab_error e = {0};
+	ab_page pg;
+	int rc;
 
 	*data = NULL;
 	*len = 0;
-	if (ab_fetch_to_memory(url, f->o.fetch, max, data, len, &e) == 0) {
-		pthread_mutex_lock(&f->lock);
-		f->fetched++;
-		pthread_mutex_unlock(&f->lock);
-		return 0;
-	}
-	if (e.code == AB_EXIT_ABORTED) {
-		*err = e;
+	memset(&pg, 0, sizeof pg);
+	if (get_pages(f, &url, 1, max, &pg, err) < 0)
 		return -1;
+	if (pg.status == AB_PAGE_OK) {
+		*data = pg.data;
+		*len = pg.len;
+		pg.data = NULL;
+		rc = 0;
+	} else if (pg.status == AB_PAGE_MISSING) {
+		rc = 1;
+	} else {
+		ab_error_set(err, AB_EXIT_USAGE, "%s", pg.why ? pg.why : url);
+		rc = -1;
 	}
-	if (strstr(e.msg, "HTTP status 404") || strstr(e.msg, "HTTP status 410"))
-		return 1;
-	ab_error_set(err, AB_EXIT_USAGE, "%s", e.msg);
-	return -1;
+	ab_page_clear(&pg);
+	return rc;
+}
+
+/* The listing in a page that was read. */
+static ab_listing *page_listing(const ab_page *pg, ab_error *err)
+{
+	return ab_listing_parse(pg->data, pg->len, pg->url ? pg->url : "", err);
 }
 
 ab_listing *ab_farm_listing(ab_farm *f, const char *url, bool *missing, ab_error *err)
 {
-	char *data;
-	size_t len;
-	ab_listing *l;
-	int rc;
+	ab_page pg;
+	ab_listing *l = NULL;
 
 	*missing = false;
-	rc = get_page(f, url, AB_LISTING_MAX_BYTES, &data, &len, err);
-	if (rc == 1)
-		*missing = true;
-	if (rc != 0)
+	memset(&pg, 0, sizeof pg);
+	if (get_pages(f, &url, 1, AB_LISTING_MAX_BYTES, &pg, err) < 0)
 		return NULL;
-	l = ab_listing_parse(data, len, url, err);
-	free(data);
+	if (pg.status == AB_PAGE_OK)
+		l = page_listing(&pg, err);
+	else if (pg.status == AB_PAGE_MISSING)
+		*missing = true;
+	else
+		ab_error_set(err, AB_EXIT_USAGE, "%s", pg.why ? pg.why : url);
+	ab_page_clear(&pg);
 	return l;
 }
 
 int ab_farm_listings(ab_farm *f, const char *const *urls, size_t n, ab_listing **out,
 		     char **why, ab_error *err)
 {
+	ab_page *pg = ab_xcalloc(n ? n : 1, sizeof *pg);
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		ab_error e = {0};
-		bool missing;
-
+		out[i] = NULL;
 		why[i] = NULL;
-		out[i] = ab_farm_listing(f, urls[i], &missing, &e);
-		if (out[i])
-			continue;
-		if (e.code == AB_EXIT_ABORTED) {
-			*err = e;
-			while (i-- > 0) {
-				ab_listing_free(out[i]);
-				out[i] = NULL;
-				free(why[i]);
-				why[i] = NULL;
-			}
-			return -1;
-		}
-		why[i] = missing ? ab_xasprintf(_("%s: not found (HTTP 404)"), urls[i])
-				 : ab_xstrdup(e.msg);
 	}
+	if (get_pages(f, urls, n, AB_LISTING_MAX_BYTES, pg, err) < 0) {
+		free(pg);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		ab_error e = {0};
+
+		if (pg[i].status == AB_PAGE_OK && !(out[i] = page_listing(&pg[i], &e)))
+			why[i] = ab_xstrdup(e.msg);
+		else if (pg[i].status == AB_PAGE_MISSING)
+			why[i] = ab_xasprintf(_("%s: not found (HTTP 404)"), urls[i]);
+		else if (pg[i].status != AB_PAGE_OK)
+			why[i] = ab_xstrdup(pg[i].why ? pg[i].why : urls[i]);
+		ab_page_clear(&pg[i]);
+	}
+	free(pg);
 	return 0;
 }
 
@@ -251,147 +288,105 @@ error:
 	return -1;
 }
 
-/* Writes data into the cache under its digest: 0, -1 with err. */
-static int cache_put(ab_farm *f, const char *data, size_t len, const char *sha256, const char *url,
-		     ab_error *err)
+/* How a download of unknown digest is checked before it becomes a
+ * cache entry (the fetch engine's check hook). */
+typedef struct verify_ctx {
+	ab_farm *f;
+	ab_farm_check check;
+	const char *sig;	/* the detached signature, or NULL */
+	size_t siglen;
+	const char *url;
+	ab_trust trust;		/* out */
+} verify_ctx;
+
+static int verify_download(void *ud, const char *path, const char *sha256, char **why)
 {
-	char *tmp = NULL;
-	int fd;
-	size_t done = 0;
+	verify_ctx *v = ud;
+	char *reason = NULL;
+	ab_error e = {0};
+	int fd, rc;
 
-	if (ab_cache_has(f->o.cache, sha256))
-		return 0;
-	fd = ab_cache_tmp_open(f->o.cache, &tmp, err);
-	if (fd < 0)
-		return -1;
-	while (done < len) {
-		ssize_t w = write(fd, data + done, len - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"), tmp, strerror(errno));
-			close(fd);
-			unlink(tmp);
-			free(tmp);
-			return -1;
+	(void)sha256;
+	if (v->check == AB_CHECK_DETACHED_SIG) {
+		if (!v->sig) {
+			v->trust = AB_TRUST_UNVERIFIED;
+			return 0;
 		}
-		done += (size_t)w;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			*why = ab_xasprintf("%s: %s", path, strerror(errno));
+			return 1;
+		}
+		rc = ab_pgp_verify_fd(v->f->pgp, fd, v->sig, v->siglen, v->url, NULL, 0, why);
+		close(fd);
+		v->trust = AB_TRUST_SIGNED;
+		return rc;
 	}
-	if (ab_cache_commit(f->o.cache, fd, tmp, sha256, err) < 0) {
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	ab_cache_note_url(f->o.cache, sha256, url);
-	return 0;
-}
-
-/* An RPM in memory checked by librpm: through a temporary file, as
- * librpm reads files. 0, 1 with *why, -1 with err. */
-static int check_rpm(ab_farm *f, const char *data, size_t len, const char *url, char **why,
-		     ab_error *err)
-{
-	char *tmp = NULL, *reason = NULL;
-	int fd = ab_cache_tmp_open(f->o.cache, &tmp, err), rc;
-	size_t done = 0;
-
-	if (fd < 0)
-		return -1;
-	while (done < len) {
-		ssize_t w = write(fd, data + done, len - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		done += (size_t)w;
-	}
-	close(fd);
-	if (done < len) {
-		ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"), tmp, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	switch (ab_rpm_verify(tmp, f->o.rpm_keyring, &reason, err)) {
+	switch (ab_rpm_verify(path, v->f->o.rpm_keyring, &reason, &e)) {
 	case AB_RPM_OK:
-		rc = 0;
-		break;
+		v->trust = v->f->o.rpm_keyring ? AB_TRUST_SIGNED : AB_TRUST_DIGEST;
+		return 0;
 	case AB_RPM_REFUSED:
-		*why = ab_xasprintf("%s: %s", url, reason ? reason : "?");
-		rc = 1;
+		*why = ab_xstrdup(reason ? reason : "?");
 		break;
 	default:
-		rc = -1;
+		*why = ab_xstrdup(e.msg);
 	}
 	free(reason);
-	unlink(tmp);
-	free(tmp);
-	return rc;
+	return 1;
 }
 
 int ab_farm_fetch_verified(ab_farm *f, const char *url, int64_t size, ab_farm_check check,
 			   const char *sig_url, char sha256[65], ab_trust *trust, char **why,
 			   ab_error *err)
 {
-	char *data = NULL, *sig = NULL;
-	size_t len = 0, siglen = 0, max;
-	ab_sha256 *h;
+	static const ab_fetch_callbacks quiet = { NULL, NULL, NULL };
+	char *sig = NULL;
+	size_t siglen = 0;
+	verify_ctx v = { f, check, NULL, 0, url, AB_TRUST_DIGEST };
+	ab_fetch_item it;
 	int rc;
 
 	*why = NULL;
 	sha256[0] = 0;
 	*trust = AB_TRUST_DIGEST;
-	if (check == AB_CHECK_DETACHED_SIG && !f->pgp && !f->o.allow_unverified) {
+	if (!f->o.cache) {
+		ab_error_set(err, AB_EXIT_FAILURE, "%s", _("no cache to download into"));
+		return -1;
+	}
+	if (check == AB_CHECK_DETACHED_SIG && !sig_url && !f->o.allow_unverified) {
+		*why = ab_xasprintf(_("%s has no signature beside it"), url);
+		return 1;
+	}
+	if (check == AB_CHECK_DETACHED_SIG && sig_url && !f->pgp && !f->o.allow_unverified) {
 		*why = ab_xasprintf(_("%s: nothing to check it against: pass --keyring FILE with the farm's signing keys, or --allow-unverified"),
 				    url);
 		return 1;
 	}
-	if (check == AB_CHECK_DETACHED_SIG && f->pgp) {
-		if (!sig_url) {
-			*why = ab_xasprintf(_("%s has no signature beside it"), url);
-			return 1;
-		}
+	if (check == AB_CHECK_DETACHED_SIG && sig_url && f->pgp) {
 		rc = ab_farm_text(f, sig_url, SIG_MAX_BYTES, &sig, &siglen, err);
 		if (rc == 1)
 			*why = ab_xasprintf(_("%s: not found (HTTP 404)"), sig_url);
 		if (rc != 0)
 			return rc;
+		v.sig = sig;
+		v.siglen = siglen;
 	}
-	max = size > 0 ? (size_t)size + 1 : (size_t)ab_cache_default_cap(f->o.cache);
-	rc = get_page(f, url, max, &data, &len, err);
-	if (rc == 1)
-		*why = ab_xasprintf(_("%s: not found (HTTP 404)"), url);
-	if (rc < 0) {
-		/* A download that failed is the build's, not the run's. */
-		if (err->code != AB_EXIT_ABORTED && err->code != AB_EXIT_FAILURE) {
-			*why = ab_xstrdup(err->msg);
-			ab_error_clear(err);
-			rc = 1;
-		}
+	memset(&it, 0, sizeof it);
+	it.url = url;
+	it.size = size;
+	it.check = verify_download;
+	it.check_ud = &v;
+	rc = ab_fetch_artifacts(f->o.cache, f->o.fetch, f->o.cb ? f->o.cb : &quiet, &it, 1, err);
+	if (rc == 0 && it.status == AB_FETCH_OK) {
+		memcpy(sha256, it.got_sha256, 65);
+		*trust = v.trust;
+	} else if (rc == 0) {
+		*why = ab_xasprintf("%s: %s", url, it.reason ? it.reason : "?");
+		rc = 1;
 	}
-	if (rc != 0)
-		goto out;
-	if (check == AB_CHECK_DETACHED_SIG && f->pgp) {
-		rc = ab_pgp_verify(f->pgp, data, len, sig, siglen, url, NULL, 0, why);
-		if (rc != 0)
-			goto out;
-		*trust = AB_TRUST_SIGNED;
-	} else if (check == AB_CHECK_DETACHED_SIG) {
-		*trust = AB_TRUST_UNVERIFIED;
-	} else {
-		rc = check_rpm(f, data, len, url, why, err);
-		if (rc != 0)
-			goto out;
-		*trust = f->o.rpm_keyring ? AB_TRUST_SIGNED : AB_TRUST_DIGEST;
-	}
-	h = ab_sha256_new();
-	ab_sha256_update(h, data, len);
-	ab_sha256_final(h, sha256);
-	rc = cache_put(f, data, len, sha256, url, err);
-out:
-	free(data);
+	free(it.path);
+	free(it.reason);
 	free(sig);
 	return rc;
 }
@@ -452,6 +447,14 @@ static int resolve(void *farm, size_t pos, char **why, ab_error *err)
 		}
 		if (rc == 0 && f->idx->builds[pos].unresolved)
 			put_artifacts(f, pos, &r);
+		if (rc == 1 && r.failed && !f->idx->builds[pos].failed) {
+			json_t *obj = json_array_get(f->builds, pos);
+
+			f->idx->builds[pos].failed = 1;
+			json_object_set_new(obj, "status", json_string("failed"));
+			json_object_set_new(obj, "farm_note", json_string(*why ? *why : ""));
+			__atomic_add_fetch(&f->nfailed, 1, __ATOMIC_RELEASE);
+		}
 	}
 	pthread_mutex_unlock(&f->lock);
 	for (i = 0; i < r.n; i++)
@@ -735,14 +738,17 @@ char *ab_farm_export(ab_farm *f, ab_farm_progress_fn each, void *ud, ab_error *e
 	return text;
 }
 
-void ab_farm_set_cache(ab_farm *f, ab_cache *cache)
+void ab_farm_set_cache(ab_farm *f, ab_cache *cache, const ab_fetch_options *fetch)
 {
 	f->o.cache = cache;
+	if (fetch)
+		f->o.fetch = fetch;
 }
 
 size_t ab_farm_resolved_count(const ab_farm *f)
 {
-	return __atomic_load_n(&f->narts, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&f->narts, __ATOMIC_ACQUIRE) +
+	       __atomic_load_n(&f->nfailed, __ATOMIC_ACQUIRE);
 }
 
 const char *ab_farm_layout_name(const ab_farm *f)

@@ -78,6 +78,9 @@ typedef struct ab_farm_resolved {
 	ab_farm_art arts[AB_FARM_MAX_ARTS];
 	size_t n;
 	ab_trust trust;		/* the weakest of its artifacts' */
+	bool failed;		/* with 1: the farm says it could not make
+				 * this build (a status file, no image for the
+				 * arch): a failed build, not an unavailable one */
 } ab_farm_resolved;
 
 typedef struct ab_farm_layout {
@@ -134,8 +137,10 @@ bool ab_farm_keys_default(const ab_farm *f);
  * when nothing can go on. Caller frees. */
 typedef void (*ab_farm_progress_fn)(void *ud, size_t i, size_t n, const char *id, const char *why);
 char *ab_farm_export(ab_farm *f, ab_farm_progress_fn each, void *ud, ab_error *err);
-/* The cache that verified downloads go to, once it is open. */
-void ab_farm_set_cache(ab_farm *f, ab_cache *cache);
+/* The cache that verified downloads go to, once it is open, and the
+ * fetch options of the run (which count the bytes downloaded); fetch
+ * NULL keeps the options given at open. */
+void ab_farm_set_cache(ab_farm *f, ab_cache *cache, const ab_fetch_options *fetch);
 /* How many builds were resolved so far (a snapshot is due when it moved). */
 size_t ab_farm_resolved_count(const ab_farm *f);
 /* Listing pages read so far: fetched anew, and revalidated unchanged. */

@@ -217,11 +217,14 @@ static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 		/* per-architecture directories, but not this one's */
 		*why = ab_xasprintf(_("%s: no %s/ directory: no build for that architecture (there: %s)"),
 				    quote(dir, q, sizeof q), quote(arch, qa, sizeof qa), flavours);
+		out->failed = true;
 		r = 1;
 		goto out;
 	}
-	if ((r = check_status(f, files, dir, why, err)))
+	if ((r = check_status(f, files, dir, why, err))) {
+		out->failed = r == 1;	/* the farm says so */
 		goto out;
+	}
 
 	names = ab_xcalloc(files->n ? files->n : 1, sizeof *names);
 	ents = ab_xcalloc(files->n ? files->n : 1, sizeof *ents);
@@ -239,6 +242,7 @@ static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 			*why = ab_xasprintf(_("%s: no kernel image for %s, flavour %s (none for %s at all)"),
 					    quote(dir, q, sizeof q), quote(arch, qa, sizeof qa),
 					    quote(flavour, qf, sizeof qf), qa);
+		out->failed = true;	/* no image for the arch: a failed build */
 		r = 1;
 		goto out;
 	}
