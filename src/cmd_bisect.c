@@ -870,7 +870,19 @@ static int ctx_report(ctx *c)
 	}
 	if (c->cli->json) {
 		json_t *rep = ab_report_json(b);
-		char *s = json_dumps(rep, AB_JSON_OUT);
+		char *s;
+
+		if (c->farm) {
+			/* What reading the farm cost this run. */
+			size_t fetched, revalidated;
+
+			ab_farm_pages_read(c->farm, &fetched, &revalidated);
+			json_object_set_new(rep, "farm",
+					    json_pack("{s:s, s:I, s:I}", "layout", ab_farm_layout_name(c->farm),
+						      "pages_fetched", (json_int_t)fetched,
+						      "pages_revalidated", (json_int_t)revalidated));
+		}
+		s = json_dumps(rep, AB_JSON_OUT);
 
 		if (!c->cli->quiet)
 			fprintf(stderr, "\n%s", text);

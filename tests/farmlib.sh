@@ -36,6 +36,10 @@
 #                              written !GLOB must match nothing. Every run logs
 #                              "ID good|bad|WRONG" to $T/NAME.log.
 #   probed NAME ID             0 if the probe NAME ran on build ID
+#   not_probed NAME ID         0 if the probe NAME ran, never on build ID
+#   probe_check NAME           "clean" if the probe NAME ran and found every
+#                              root as required; else its complaints or
+#                              "not run"
 #   farm_bisect TAG ARGS...    runs $ARTBISECT ARGS --json with fresh
 #                              --cache-dir $T/TAG.cache and --work-dir
 #                              $T/TAG.work, under `timeout 120`: the report
@@ -313,7 +317,19 @@ farm_bisect() {
 	return 0
 }
 
-# probe_wrong NAME: the probe's complaints (builds unpacked wrongly).
-probe_wrong() {
-	grep WRONG "$T/$1.log" 2>/dev/null || :
+# probe_check NAME: "clean" when the probe NAME ran and every root held
+# what it requires; its complaints when not; "not run" when it never ran.
+probe_check() {
+	if [ ! -s "$T/$1.log" ]; then
+		echo "not run"
+	elif grep -q WRONG "$T/$1.log"; then
+		grep WRONG "$T/$1.log"
+	else
+		echo clean
+	fi
+}
+
+# not_probed NAME ID: 0 when the probe NAME ran, but never on build ID.
+not_probed() {
+	[ -s "$T/$1.log" ] && ! probed "$1" "$2"
 }

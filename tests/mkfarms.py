@@ -19,6 +19,9 @@
           koji:     plain, signed (every RPM signed with rpmsign)
           sums:     plain, dup (the culprit's SHA256SUMS names its tarball
                     twice with different digests)
+    mkfarms.py mainline|arch|koji|sums OUTDIR --keys DIR --from FARM --variant V
+        the same variants, made quickly: FARM (a plain farm made by this
+        script) copied to OUTDIR and the fault planted in the copy.
     mkfarms.py mainline OUTDIR --count N --tiny
         a large mainline tree for benchmarks: N version directories whose
         .debs are hard links to three tiny packages, CHECKSUMS in each
@@ -40,6 +43,8 @@ import subprocess
 import sys
 import tarfile
 import io
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 FARM_UID = "artbisect fixture farm <farm@example.org>"
 OTHER_UID = "someone else <other@example.org>"
@@ -73,6 +78,13 @@ def tamper(path):
         b = f.read(16)
         f.seek(size // 2)
         f.write(bytes(x ^ 0x5A for x in b))
+
+
+def parallel(fn, items):
+    """fn(*item) for every item, a few at a time (each spawns tools)."""
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as ex:
+        for f in [ex.submit(fn, *it) for it in items]:
+            f.result()
 
 
 class Keys:
@@ -132,8 +144,7 @@ def mainline_names(ver, stamp):
 
 def mkdeb(workdir, out, package, version, arch, files):
     """A real .deb made with dpkg-deb, holding files {path: bytes}."""
-    root = os.path.join(workdir, "debroot")
-    shutil.rmtree(root, ignore_errors=True)
+    root = tempfile.mkdtemp(dir=workdir)
     os.makedirs(os.path.join(root, "DEBIAN"))
     write(os.path.join(root, "DEBIAN", "control"),
           "Package: %s\nVersion: %s\nArchitecture: %s\nMaintainer: Kernel fixtures <kernel@example.org>\n"
@@ -143,6 +154,7 @@ def mkdeb(workdir, out, package, version, arch, files):
         write(os.path.join(root, path), data)
     sh("dpkg-deb", "--root-owner-group", "-Zxz", "-z1", "--build", root, out,
        stdout=subprocess.DEVNULL)
+    shutil.rmtree(root)
 
 
 def write_checksums(d, names):
@@ -186,8 +198,9 @@ def make_mainline(out, keys, variant, culprit):
     os.makedirs(work, exist_ok=True)
     ci = MAINLINE.index(culprit)
     cl = MAINLINE.index(MAINLINE_CULPRIT_LOWLATENCY)
-    builds = []
-    for i, ver in enumerate(MAINLINE):
+    builds = list(MAINLINE)
+
+    def one(i, ver):
         stamp = "2024%02d%02d%02d%02d" % (1 + i // 28 % 12, 1 + i % 28, 10 + i % 12, i % 60)
         vdir = os.path.join(out, ver)
         failed = ver == MAINLINE_FAILED
@@ -220,7 +233,7 @@ def make_mainline(out, keys, variant, culprit):
             for n in os.listdir(os.path.join(vdir, "amd64")):
                 if n.startswith("linux-image-unsigned-") and "-generic_" in n:
                     tamper(os.path.join(vdir, "amd64", n))
-        builds.append(ver)
+    parallel(one, enumerate(MAINLINE))
     # Not builds: a daily directory and a stray file.
     os.makedirs(os.path.join(out, "daily", "current"))
     write(os.path.join(out, "daily", "current", "README"), "daily builds\n")
@@ -278,9 +291,7 @@ ARCH_CULPRIT = "6.8.1.arch1-2"
 
 def mkpkg(work, out, pkgname, fullver, files, builddate):
     """A real Arch package: a zstd tar with .PKGINFO, .BUILDINFO, .MTREE."""
-    root = os.path.join(work, "pkgroot")
-    shutil.rmtree(root, ignore_errors=True)
-    os.makedirs(root)
+    root = tempfile.mkdtemp(dir=work)
     size = 0
     for path, data in files.items():
         write(os.path.join(root, path), data)
@@ -304,6 +315,7 @@ def mkpkg(work, out, pkgname, fullver, files, builddate):
        "-C", root, ".PKGINFO", ".BUILDINFO", *entries)
     sh("bsdtar", "--zstd", "-cf", out, "--uid", "0", "--gid", "0", "--uname", "root",
        "--gname", "root", "-C", root, ".BUILDINFO", ".MTREE", ".PKGINFO", *entries)
+    shutil.rmtree(root)
 
 
 def make_arch(out, keys, variant, culprit):
@@ -312,7 +324,8 @@ def make_arch(out, keys, variant, culprit):
     work = os.path.join(out, ".work")
     os.makedirs(work)
     ci = ARCH_VERSIONS.index(culprit)
-    for i, full in enumerate(ARCH_VERSIONS):
+
+    def one(i, full):
         ver = full.split(":")[-1]
         pkgver, rel = ver.rsplit("-", 1)
         kr = "%s-%s" % (pkgver.replace(".arch", "-arch"), rel)  # 6.8.1.arch1-1 -> 6.8.1-arch1-1
@@ -335,6 +348,7 @@ def make_arch(out, keys, variant, culprit):
                 tamper(p)
             os.utime(p, (date, date))
             os.utime(p + ".sig", (date, date))
+    parallel(one, enumerate(ARCH_VERSIONS))
     # The archive's neighbours: another package in l/, a non-package file.
     os.makedirs(os.path.join(out, "packages", "l", "linux-lts"))
     write(os.path.join(out, "packages", "l", "linux-lts", "README"), "not this one\n")
@@ -398,6 +412,15 @@ echo "docs BROKEN" > %{buildroot}%{_docdir}/kernel-doc/README
 """
 
 
+def rpmsign(keys, d):
+    """Signs every RPM under d with the farm's key, as Koji's sigul would."""
+    rpms = [os.path.join(dp, n) for dp, _, ns in os.walk(d) for n in ns if n.endswith(".rpm")]
+    sh("rpmsign", "--addsign", "--define", "__gpg %s" % shutil.which("gpg"),
+       "--define", "_gpg_name farm@example.org",
+       "--define", "_gpg_path %s" % keys.home, *rpms,
+       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def make_koji(out, keys, variant, culprit):
     top = os.path.join(out, "packages", "kernel")
     work = os.path.abspath(os.path.join(out, ".work"))
@@ -431,11 +454,7 @@ def make_koji(out, keys, variant, culprit):
         write(os.path.join(rd, "data", "logs", "x86_64", "build.log"),
               "build failed\n" if bid == KOJI_FAILED else "build ok\n")
         if variant == "signed":
-            rpms = [os.path.join(dp, n) for dp, _, ns in os.walk(rd) for n in ns if n.endswith(".rpm")]
-            sh("rpmsign", "--addsign", "--define", "__gpg %s" % shutil.which("gpg"),
-               "--define", "_gpg_name farm@example.org",
-               "--define", "_gpg_path %s" % keys.home, *rpms,
-               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            rpmsign(keys, rd)
     shutil.rmtree(work)
     builds = [b for b in ids if b != KOJI_FAILED]
     manifest(out, {"kind": "koji", "variant": variant, "builds": ids, "culprit": culprit,
@@ -492,6 +511,52 @@ def make_sums(out, keys, variant):
                    "flat_url_path": "flat/", "probe_file": "app/STATUS"})
 
 
+# ---------------------------------------------------------------- variants
+
+def derive(src, out, keys, variant):
+    """A variant of the plain farm src (made by this script), copied to
+    out (real copies, not links) with the variant's fault planted."""
+    man = json.load(open(os.path.abspath(src).rstrip("/") + ".json"))
+    kind, c = man["kind"], man["culprit"]
+    os.rmdir(out)
+    shutil.copytree(src, out, symlinks=True)
+    done = False
+    if kind == "mainline":
+        d = os.path.join(out, c, "amd64")
+        if variant == "otherkey":
+            keys.sign(os.path.join(d, "CHECKSUMS"), os.path.join(d, "CHECKSUMS.gpg"), "other")
+            done = True
+        elif variant == "tampered":
+            for n in os.listdir(d):
+                if n.startswith("linux-image-unsigned-") and "-generic_" in n:
+                    tamper(os.path.join(d, n))
+                    done = True
+    elif kind == "arch":
+        p = os.path.join(out, man["url_path"], "linux-%s-x86_64.pkg.tar.zst" % c)
+        st = os.stat(p)
+        if variant == "otherkey":
+            keys.sign(p, p + ".sig", "other")
+            done = True
+        elif variant == "tampered":
+            tamper(p)
+            done = True
+        os.utime(p, (st.st_mtime, st.st_mtime))
+        os.utime(p + ".sig", (st.st_mtime, st.st_mtime))
+    elif kind == "koji" and variant == "signed":
+        rpmsign(keys, out)
+        done = True
+    elif kind == "sums" and variant == "dup":
+        d = os.path.join(out, man["url_path"], c)
+        with open(os.path.join(d, "SHA256SUMS"), "a") as f:
+            f.write("%s  app-%s-linux-x86_64.tar.gz\n" % ("0" * 64, c))
+        keys.sign(os.path.join(d, "SHA256SUMS"), os.path.join(d, "SHA256SUMS.asc"), armor=True)
+        done = True
+    if not done:
+        sys.exit("mkfarms.py: no variant %r of a %s farm" % (variant, kind))
+    man["variant"] = variant
+    manifest(out, man)
+
+
 # ---------------------------------------------------------------- hostile
 
 def make_hostile(out):
@@ -518,6 +583,8 @@ def main():
     ap.add_argument("--culprit")
     ap.add_argument("--count", type=int, default=0)
     ap.add_argument("--tiny", action="store_true")
+    ap.add_argument("--from", dest="src", metavar="FARM",
+                    help="copy the plain farm FARM (made by this script) and plant --variant in the copy")
     a = ap.parse_args()
     if a.kind == "keys":
         os.makedirs(a.outdir, exist_ok=True)
@@ -529,7 +596,9 @@ def main():
     keys = Keys(a.keys) if a.keys else None
     if a.kind != "hostile" and not keys and not a.tiny:
         sys.exit("mkfarms.py: %s needs --keys DIR (made by `mkfarms.py keys DIR`)" % a.kind)
-    if a.kind == "mainline" and a.tiny:
+    if a.src:
+        derive(a.src, a.outdir, keys, a.variant)
+    elif a.kind == "mainline" and a.tiny:
         make_mainline_tiny(a.outdir, a.count or 2000, keys)
     elif a.kind == "mainline":
         make_mainline(a.outdir, keys, a.variant, a.culprit or MAINLINE_CULPRIT)

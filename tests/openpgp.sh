@@ -49,7 +49,8 @@ g -u else@example.org --detach-sign -o "$F/SHA256SUMS.other.gpg" "$F/SHA256SUMS"
 g -u release@example.org --clearsign -o "$F/CHECKSUMS.clear" "$F/SHA256SUMS"
 sed 's/^4f9d/5f9d/' "$F/SHA256SUMS" >"$F/SHA256SUMS.tampered"
 sed 's/^4f9d/5f9d/' "$F/CHECKSUMS.clear" >"$F/CHECKSUMS.tampered"
-head -c 300 /dev/urandom >"$F/garbage.sig"
+# Bytes that are no OpenPGP data, the same on every run.
+"$PYTHON3" -c 'import random, sys; random.seed(7); sys.stdout.buffer.write(bytes(random.randrange(256) for _ in range(300)))' >"$F/garbage.sig"
 printf 'not a key, just text\n' >"$T/keys/nokey.txt"
 
 # A key that expired (made and used in 2020, valid one day) and a key
@@ -63,6 +64,13 @@ GONE=$(fpr_of gone@example.org)
 g -u gone@example.org --detach-sign -o "$F/SHA256SUMS.gone.gpg" "$F/SHA256SUMS"
 sed 's/^://' "$GNUPGHOME/openpgp-revocs.d/$GONE.rev" | gpg --batch --import 2>>"$T/gen.err"
 gpg --batch --export gone@example.org >"$T/keys/gone.gpg"
+# A key that signs with a subkey, as most distribution keys do.
+g --quick-gen-key 'Sub Signer <sub@example.org>' ed25519 cert never 2>>"$T/gen.err"
+SUBP=$(fpr_of sub@example.org)
+g --quick-add-key "$SUBP" ed25519 sign never 2>>"$T/gen.err"
+SUBK=$(gpg --batch --with-colons --list-keys sub@example.org 2>/dev/null | awk -F: '$1 == "fpr" {f = $10} END {print f}')
+g -u "$SUBK!" --detach-sign -o "$F/SHA256SUMS.sub.gpg" "$F/SHA256SUMS"
+gpg --batch --export sub@example.org >"$T/keys/sub.gpg"
 # The pacman-key layout: NAME.gpg with NAME-revoked beside it.
 mkdir "$T/arch"
 cp "$T/keys/good.gpg" "$T/arch/distro.gpg"
@@ -92,6 +100,13 @@ is "$RC $OUT" "0 OK $GOOD" "a keybox (pubring.kbx) as keyring: good"
 run pv "$T/keys/other.gpg" "$T/keys/good.asc" -- "$F/SHA256SUMS" "$F/SHA256SUMS.gpg"
 is "$RC $OUT" "0 OK $GOOD" "two keyrings, the signer's second: good"
 
+run pv --threads "$T/keys/good.asc" -- "$F/SHA256SUMS" "$F/SHA256SUMS.asc"
+is "$RC $OUT" "0 OK $GOOD" "four threads on one keyring set: every verify good"
+
+run pv "$T/keys/sub.gpg" -- "$F/SHA256SUMS" "$F/SHA256SUMS.sub.gpg"
+is "$RC $OUT" "0 OK $SUBP" "signed by a subkey: good, the primary key's fingerprint given"
+isnt "$SUBK" "$SUBP" "... (the subkey is not the primary key)"
+
 run pv "$T/keys/good.asc" -- "$F/SHA256SUMS.tampered" "$F/SHA256SUMS.asc"
 is "$RC" 1 "tampered data: refused"
 like "$OUT" "^BAD: $F/SHA256SUMS.tampered: BAD signature by key [0-9A-F]*${GOOD: -16}" \
@@ -99,13 +114,16 @@ like "$OUT" "^BAD: $F/SHA256SUMS.tampered: BAD signature by key [0-9A-F]*${GOOD:
 run pv --fd "$T/keys/good.asc" -- "$F/SHA256SUMS.tampered" "$F/SHA256SUMS.gpg"
 like "$RC $OUT" "^1 BAD: .*BAD signature" "tampered data from a descriptor: refused"
 
+run pv --threads "$T/keys/good.asc" -- "$F/SHA256SUMS.tampered" "$F/SHA256SUMS.asc"
+like "$RC $OUT" "^1 BAD: .*BAD signature" "four threads, tampered data: refused"
+
 run pv "$T/keys/good.asc" -- "$F/SHA256SUMS" "$F/SHA256SUMS.other.gpg"
 is "$RC" 1 "signed by a key not in the keyring: refused"
 like "$OUT" "^BAD: .*signed by a key not in --keyring \([0-9A-F]*$OTHER_ID\)" \
 	"signed by a key not in the keyring: names its key id ($OTHER_ID)"
 
 run pv "$T/keys/good.asc" -- "$F/SHA256SUMS" "$F/garbage.sig"
-is "$RC $OUT" "1 BAD: $F/SHA256SUMS: not an OpenPGP signature" "random bytes as signature: refused"
+like "$RC $OUT" "^1 BAD: $F/SHA256SUMS: not an OpenPGP signature" "random bytes as signature: refused"
 run pv "$T/keys/good.asc" -- "$F/SHA256SUMS" "$T/keys/good.asc"
 like "$RC $OUT" "^1 BAD: $F/SHA256SUMS: not an OpenPGP signature" "a key as signature: refused"
 
@@ -160,12 +178,44 @@ is "$(home_state)" "$home_before" "the user's ~/.gnupg is untouched"
 run pv --count "$T/keys/good.asc" "$T/keys/other.gpg"
 is "$RC $OUT" "0 keys: 2" "two keyrings: two keys imported"
 
+# -- the keyrings distributions install --------------------------------------
+run pv --default mainline
+is "$RC $OUT" "0 n: 0" "no default keyring for mainline"
+fedora=$(ls /usr/share/distribution-gpg-keys/fedora/RPM-GPG-KEY-fedora-*-primary 2>/dev/null | sort)
+run pv --default koji
+is "$RC $(echo "$OUT" | grep -v '^n: ' | sort)" "0 $fedora" "koji: the Fedora keys of distribution-gpg-keys, if installed (here: $(echo "$fedora" | grep -c .))"
 if [ -r /usr/share/keyrings/archlinux.gpg ]; then
+	run pv --default arch
+	is "$RC $OUT" "0 /usr/share/keyrings/archlinux.gpg
+n: 1" "arch: the archlinux-keyring package's keyring"
 	want=$(gpg --batch --with-colons --show-keys /usr/share/keyrings/archlinux.gpg 2>/dev/null | grep -c '^pub:')
 	run pv --count /usr/share/keyrings/archlinux.gpg
 	is "$RC $OUT" "0 keys: $want" "the Arch Linux keyring opens with all its $want keys"
 else
+	skip "arch: the archlinux-keyring package's keyring" "/usr/share/keyrings/archlinux.gpg is not installed (package archlinux-keyring)"
 	skip "the Arch Linux keyring opens" "/usr/share/keyrings/archlinux.gpg is not installed (package archlinux-keyring)"
+fi
+# A real clear-signed text: apt's InRelease, with the Debian archive keys,
+# and gpgv as the second opinion.
+inrel=""
+for f in /var/lib/apt/lists/*_InRelease; do
+	[ -r "$f" ] && [ -r /usr/share/keyrings/debian-archive-keyring.gpg ] || continue
+	gpgv --keyring /usr/share/keyrings/debian-archive-keyring.gpg "$f" >/dev/null 2>&1 && { inrel=$f; break; }
+done
+if [ -n "$inrel" ]; then
+	run pv --clearsigned /usr/share/keyrings/debian-archive-keyring.gpg -- "$inrel"
+	like "$RC $(echo "$OUT" | sed -n 2p)" "^0 (Origin|Label|Suite|Codename): " \
+		"apt's $(basename "$inrel") with debian-archive-keyring: good, as gpgv says, its fields come back"
+	unlike "$OUT" "BEGIN PGP" "... and no armour in the text that comes back"
+	sed '0,/^ [0-9a-f]\{64\} /s// 0000000000000000000000000000000000000000000000000000000000000000 /' "$inrel" >"$F/InRelease.tampered"
+	run pv --clearsigned /usr/share/keyrings/debian-archive-keyring.gpg -- "$F/InRelease.tampered"
+	like "$RC $OUT" "^1 BAD: .*BAD signature" "... one SHA256 line changed: refused"
+	run pv --clearsigned "$T/keys/good.asc" -- "$inrel"
+	like "$RC $OUT" "^1 BAD: .*signed by a key not in --keyring" "... with another keyring: refused"
+else
+	for d in good "no armour" tampered "another keyring"; do
+		skip "apt's InRelease: $d" "no InRelease that gpgv accepts with debian-archive-keyring in /var/lib/apt/lists"
+	done
 fi
 ok "still no private home left in TMPDIR" tmp_empty
 # TMPDIR unset: the home goes to /tmp (not checked for leftovers: other
@@ -184,11 +234,11 @@ vg() {
 	done
 }
 if ! command -v valgrind >/dev/null 2>&1; then
-	for d in good tampered clear-signed keybox; do
+	for d in good tampered threads clear-signed keybox; do
 		skip "memcheck: $d" "valgrind is not installed"
 	done
 elif ldd "$V" 2>/dev/null | grep -q -E 'lib(asan|ubsan)'; then
-	for d in good tampered clear-signed keybox; do
+	for d in good tampered threads clear-signed keybox; do
 		skip "memcheck: $d" "built with sanitizers, which valgrind cannot run"
 	done
 else
@@ -196,6 +246,8 @@ else
 	is "$RC $OUT" "0 OK $GOOD" "memcheck: a good signature, clean"
 	vg "$T/keys/good.asc" -- "$F/SHA256SUMS.tampered" "$F/SHA256SUMS.asc"
 	like "$RC $OUT" "^1 BAD: .*BAD signature" "memcheck: tampered data, clean"
+	vg --threads "$T/keys/good.asc" -- "$F/SHA256SUMS" "$F/SHA256SUMS.gpg"
+	is "$RC $OUT" "0 OK $GOOD" "memcheck: four threads, clean"
 	vg --clearsigned "$T/keys/good.asc" -- "$F/CHECKSUMS.clear"
 	like "$RC $OUT" "^0 OK" "memcheck: clear-signed, clean"
 	vg "$T/keys/both.kbx" "$T/keys/nokey.txt" -- "$F/SHA256SUMS" "$F/SHA256SUMS.gpg"

@@ -103,7 +103,7 @@ const char *ab_farm_host_arch(const char *style)
  * with their validators (a second run only revalidates). -1 with err
  * when nothing can go on. */
 static int get_pages(ab_farm *f, const char *const *urls, size_t n, size_t max, ab_page *out,
-		     ab_error *err)
+		     int listings, ab_error *err)
 {
 	size_t i, fetched = 0, revalidated = 0;
 
@@ -117,6 +117,8 @@ static int get_pages(ab_farm *f, const char *const *urls, size_t n, size_t max, 
 		else
 			fetched++;
 	}
+	if (!listings)
+		return 0;	/* the figures are of listing pages */
 	pthread_mutex_lock(&f->lock);
 	f->fetched += fetched;
 	f->revalidated += revalidated;
@@ -135,7 +137,7 @@ static int get_page(ab_farm *f, const char *url, size_t max, char **data, size_t
 	*data = NULL;
 	*len = 0;
 	memset(&pg, 0, sizeof pg);
-	if (get_pages(f, &url, 1, max, &pg, err) < 0)
+	if (get_pages(f, &url, 1, max, &pg, 0, err) < 0)
 		return -1;
 	if (pg.status == AB_PAGE_OK) {
 		*data = pg.data;
@@ -165,7 +167,7 @@ ab_listing *ab_farm_listing(ab_farm *f, const char *url, bool *missing, ab_error
 
 	*missing = false;
 	memset(&pg, 0, sizeof pg);
-	if (get_pages(f, &url, 1, AB_LISTING_MAX_BYTES, &pg, err) < 0)
+	if (get_pages(f, &url, 1, AB_LISTING_MAX_BYTES, &pg, 1, err) < 0)
 		return NULL;
 	if (pg.status == AB_PAGE_OK)
 		l = page_listing(&pg, err);
@@ -187,7 +189,7 @@ int ab_farm_listings(ab_farm *f, const char *const *urls, size_t n, ab_listing *
 		out[i] = NULL;
 		why[i] = NULL;
 	}
-	if (get_pages(f, urls, n, AB_LISTING_MAX_BYTES, pg, err) < 0) {
+	if (get_pages(f, urls, n, AB_LISTING_MAX_BYTES, pg, 1, err) < 0) {
 		free(pg);
 		return -1;
 	}
@@ -500,7 +502,18 @@ static int open_keys(ab_farm *f, ab_error *err)
 	const char *const *files = f->o.keyrings;
 	size_t n = f->o.nkeyrings;
 
-	if (!n) {
+	if (!n && getenv("ARTBISECT_DEFAULT_KEYRINGS")) {
+		/* The keyrings to use instead of the packages' (empty: none),
+		 * colon-separated: for a lab with its own keys, and for tests. */
+		char *list = ab_xstrdup(getenv("ARTBISECT_DEFAULT_KEYRINGS")), *save = NULL, *p;
+		const char *v[32];
+
+		for (p = strtok_r(list, ":", &save); p && n < 32; p = strtok_r(NULL, ":", &save))
+			v[n++] = p;
+		files = own_list(f, v, n);
+		free(list);
+		f->keyrings_default = n > 0;
+	} else if (!n) {
 		files = ab_pgp_default_keyrings(f->layout->name, &n);
 		f->keyrings_default = n > 0;
 	}
@@ -594,8 +607,10 @@ ab_farm *ab_farm_open(const ab_farm_options *o, ab_error *err)
 	bool missing = false;
 
 	f->url = dir_url(o->url);
-	if (o->top_page)
+	if (o->top_page) {
 		top = ab_listing_parse(o->top_page, o->top_len, f->url, err);
+		f->fetched++;	/* read by the caller */
+	}
 	else
 		top = ab_farm_listing(f, f->url, &missing, err);
 	if (!top) {
@@ -694,10 +709,12 @@ char *ab_farm_snapshot(ab_farm *f)
 	return s;
 }
 
-void ab_farm_pages_read(const ab_farm *f, size_t *fetched, size_t *revalidated)
+void ab_farm_pages_read(ab_farm *f, size_t *fetched, size_t *revalidated)
 {
+	pthread_mutex_lock(&f->lock);
 	*fetched = f->fetched;
 	*revalidated = f->revalidated;
+	pthread_mutex_unlock(&f->lock);
 }
 
 char *ab_farm_export(ab_farm *f, ab_farm_progress_fn each, void *ud, ab_error *err)

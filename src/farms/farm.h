@@ -144,7 +144,7 @@ void ab_farm_set_cache(ab_farm *f, ab_cache *cache, const ab_fetch_options *fetc
 /* How many builds were resolved so far (a snapshot is due when it moved). */
 size_t ab_farm_resolved_count(const ab_farm *f);
 /* Listing pages read so far: fetched anew, and revalidated unchanged. */
-void ab_farm_pages_read(const ab_farm *f, size_t *fetched, size_t *revalidated);
+void ab_farm_pages_read(ab_farm *f, size_t *fetched, size_t *revalidated);
 
 /* ---- services for layouts ---- */
 

@@ -466,8 +466,9 @@ int ab_pgp_verify(ab_pgp *p, const char *data, size_t len, const char *sig, size
 	int rc;
 
 	label = label_or(label);
-	if (gpgme_data_new_from_mem(&sd, sig, siglen, 0) ||
-	    gpgme_data_new_from_mem(&td, data, len, 0)) {
+	/* GPGME takes no NULL buffer, even of no bytes. */
+	if (gpgme_data_new_from_mem(&sd, sig ? sig : "", siglen, 0) ||
+	    gpgme_data_new_from_mem(&td, data ? data : "", len, 0)) {
 		gpgme_data_release(sd);
 		*why = ab_xasprintf(_("%s: not an OpenPGP signature"), label);
 		return 1;
@@ -536,7 +537,7 @@ int ab_pgp_verify_fd(ab_pgp *p, int fd, const char *sig, size_t siglen, const ch
 	int rc;
 
 	label = label_or(label);
-	if (gpgme_data_new_from_mem(&sd, sig, siglen, 0) ||
+	if (gpgme_data_new_from_mem(&sd, sig ? sig : "", siglen, 0) ||
 	    gpgme_data_new_from_cbs(&td, &cbs, &src)) {
 		gpgme_data_release(sd);
 		*why = ab_xasprintf(_("%s: not an OpenPGP signature"), label);
@@ -578,7 +579,7 @@ int ab_pgp_verify_clearsigned(ab_pgp *p, const char *data, size_t len, const cha
 	label = label_or(label);
 	*plain = NULL;
 	*plain_len = 0;
-	if (!has_clearsign_header(data, len)) {
+	if (!data || !has_clearsign_header(data, len)) {
 		*why = ab_xasprintf(_("%s: not a clear-signed text (no -----BEGIN PGP SIGNED MESSAGE----- line)"),
 				    label);
 		return 1;

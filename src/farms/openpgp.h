@@ -22,7 +22,11 @@ typedef struct ab_pgp ab_pgp;
  * key; exit 3 when GnuPG cannot be run at all.
  * A FILE.gpg with a FILE-revoked beside it (the pacman-key layout of
  * /usr/share/keyrings/archlinux.gpg and archlinux-revoked) has the keys
- * that list names refused, as pacman-key --populate disables them. */
+ * that list names refused, as pacman-key --populate disables them.
+ * The first open initialises GPGME, which sets SIGPIPE to SIG_IGN for the
+ * whole process when it was SIG_DFL (so that a gpg that exits early
+ * cannot kill it): a child that needs the default resets it, as the
+ * probe's does. */
 ab_pgp *ab_pgp_open(const char *const *files, size_t n, ab_error *err);
 
 /* Verifies sig[0..siglen) (an armored or binary detached signature) over

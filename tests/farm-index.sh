@@ -1,0 +1,103 @@
+#!/bin/bash
+# `artbisect index URL` on a farm writes an index v1 that bisects to the
+# same answer as the farm itself, and reads no listing when it is used:
+# a mainline farm (with --keyring) and a Koji tree (with --package), each
+# served by nginx and by Apache.
+set -u
+. "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
+. "$TESTS_SRCDIR/farmlib.sh"
+
+need_cmd curl gpg dpkg-deb rpmbuild timeout
+[ -n "$(farm_servers)" ] || skip_all "neither nginx nor apache2 is installed (apt-get install nginx-light apache2)"
+
+farm_keys
+F="$T/farms"
+mkfarms mainline "$F/mainline" --keys "$T/keys" || bail_out "mkfarms.py mainline failed"
+mkfarms koji "$F/koji" --keys "$T/keys" || bail_out "mkfarms.py koji failed"
+ML_CULPRIT=$(json_get "$F/mainline.json" culprit)
+KOJI_CULPRIT=$(json_get "$F/koji.json" culprit)
+KOJI_COMMIT=$(json_get "$F/koji.json" commit)
+KP=$(json_get "$F/koji.json" url_path)
+
+farm_probe generic 'boot/vmlinuz-*-generic' 'boot/vmlinuz-*' 'lib/modules/*-generic/modules.dep'
+farm_probe core 'lib/modules/*/vmlinuz' 'lib/modules/*/vmlinuz' '!lib/modules/*/kernel'
+
+# check_index FILE: a valid index v1 whose every build but failed ones has
+# artifacts with absolute http URLs and a sha256. Prints what is wrong.
+check_index() {
+	"$PYTHON3" -c '
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except (OSError, ValueError) as e:
+    print("no index: %s" % e)
+    sys.exit(0)
+bad = []
+if d.get("version") != 1:
+    bad.append("version %r" % d.get("version"))
+for b in d.get("builds", []):
+    if b.get("status") == "failed":
+        continue
+    arts = b.get("artifacts") or []
+    if not arts:
+        bad.append("%s: no artifacts" % b.get("id"))
+    for a in arts:
+        if not str(a.get("url", "")).startswith("http://127.0.0.1:"):
+            bad.append("%s: url %r" % (b.get("id"), a.get("url")))
+        if len(str(a.get("sha256", ""))) != 64:
+            bad.append("%s: sha256 %r" % (b.get("id"), a.get("sha256")))
+print("; ".join(bad))
+' "$1" 2>&1
+}
+
+listings() { # access log lines for directory URLs (ending in /)
+	grep -c ' /[^ ]*/ [0-9]' "$1" 2>/dev/null || :
+}
+
+for srv in $(farm_servers); do
+	if ! start_farm_server "$srv" "$T/$srv" "$F"; then
+		tap_ok 1 "$srv: the server starts"
+		continue
+	fi
+	U="$URL"
+	LOG="$T/$srv/access.log"
+
+	# mainline
+	run timeout 120 "$ARTBISECT" index "$U/mainline/" --farm mainline --keyring "$FARM_KEY" \
+		--output "$T/$srv-ml.idx.json"
+	is "$RC" 0 "$srv: artbisect index URL (mainline): exit 0"
+	[ "$RC" = 0 ] || diag "$ERR"
+	is "$(check_index "$T/$srv-ml.idx.json")" "" "$srv: mainline: an index v1, every build with absolute URLs and SHA-256s"
+	farm_bisect "$srv-ml-farm" --index "$U/mainline/" --keyring "$FARM_KEY" --probe "$T/generic.probe"
+	: >"$LOG"
+	farm_bisect "$srv-ml-idx" --index "$T/$srv-ml.idx.json" --probe "$T/generic.probe"
+	is "$RC:$(report_field "$T/$srv-ml-idx.json" first_new.id)" "0:$ML_CULPRIT" \
+		"$srv: mainline: bisecting the written index finds the culprit"
+	is "$(report_field "$T/$srv-ml-farm.json" first_new.id) $(report_field "$T/$srv-ml-farm.json" last_old.id)" \
+		"$ML_CULPRIT v6.8.1" "$srv: mainline: the farm itself: first bad and last good"
+	is "$(report_field "$T/$srv-ml-idx.json" first_new.id) $(report_field "$T/$srv-ml-idx.json" last_old.id)" \
+		"$ML_CULPRIT v6.8.1" "$srv: mainline: the index: the same first bad and last good"
+	is "$(report_field "$T/$srv-ml-idx.json" tested)" "$(report_field "$T/$srv-ml-farm.json" tested)" \
+		"$srv: mainline: the index: as many probe runs as the farm"
+	like "$(listings "$LOG"):$(grep -c '\.deb 200' "$LOG")" '^0:[1-9]' \
+		"$srv: mainline: the index run downloads packages and reads no listing"
+
+	# koji
+	run timeout 120 "$ARTBISECT" index "$U/koji/$KP" --farm koji --package kernel-core \
+		--output "$T/$srv-koji.idx.json"
+	is "$RC" 0 "$srv: artbisect index URL (koji): exit 0"
+	[ "$RC" = 0 ] || diag "$ERR"
+	is "$(check_index "$T/$srv-koji.idx.json")" "" "$srv: koji: an index v1, every build with absolute URLs and SHA-256s"
+	: >"$LOG"
+	farm_bisect "$srv-koji-idx" --index "$T/$srv-koji.idx.json" --probe "$T/core.probe"
+	is "$RC:$(report_field "$T/$srv-koji-idx.json" first_new.id)" "0:$KOJI_CULPRIT" \
+		"$srv: koji: bisecting the written index finds the culprit"
+	is "$(report_field "$T/$srv-koji-idx.json" first_new.commit)" "$KOJI_COMMIT" "$srv: koji: the snapshot's commit is kept in the index"
+	is "$(probe_check core)" "clean" "$srv: koji: the index holds kernel-core only"
+	like "$(listings "$LOG"):$(grep -c '\.rpm 200' "$LOG")" '^0:[1-9]' \
+		"$srv: koji: the index run downloads packages and reads no listing"
+
+	stop_farm_server "$srv"
+done
+
+plan_done
