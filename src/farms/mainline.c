@@ -247,7 +247,7 @@ static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 		      ab_error *err)
 {
 	const ab_farm_options *o = ab_farm_opts(f);
-	const char *arch = o->arch ? o->arch : ab_farm_host_arch("deb");
+	const char *arch = ab_mainline_arch(o->arch ? o->arch : ab_farm_host_arch("deb"));
 	const char *flavour = o->flavour ? o->flavour : "generic";
 	ab_listing *top = NULL, *sub = NULL;
 	const ab_listing *files;

@@ -462,7 +462,16 @@ static int st_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 	else
 		r = from_lone(f, &b, dir, arch, key, out, why, err);
 	if (!r && !out->n) {
-		if (key)
+		bool any = false;
+
+		/* no file for the arch at all: the farm did not make it */
+		for (i = 0; i < b.n && !any; i++)
+			any = wanted(b.e[i]->name, arch, key);
+		out->failed = !any;
+		if (!any)
+			*why = ab_xasprintf(_("%s: no file for %s: the build failed or was not made for it"),
+					    quote(dir, q, sizeof q), quote(arch, qa, sizeof qa));
+		else if (key)
 			*why = ab_xasprintf(_("%s: no file of build %s for %s with a checksum"),
 					    quote(dir, q, sizeof q), quote(key, qk, sizeof qk),
 					    quote(arch, qa, sizeof qa));
