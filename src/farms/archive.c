@@ -185,7 +185,7 @@ static int archive_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out
 	free(signame);
 	if (!sig && !o->allow_unverified) {
 		*why = ab_xasprintf(_("%s: no signature (no .sig beside it); --allow-unverified takes it unchecked"),
-				    ab_farm_quote(e->name, strlen(e->name), q2, sizeof q2));
+				    ab_farm_quote(e->url, strlen(e->url), q2, sizeof q2));
 		rc = 1;
 	} else {
 		rc = ab_farm_fetch_verified(f, e->url, e->size, AB_CHECK_DETACHED_SIG, sig ? sig->url : NULL,
