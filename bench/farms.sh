@@ -14,7 +14,7 @@
 #   2. the same again with the same --cache-dir: listings revalidated
 #      (304) or fetched anew, time to the first probe;
 #   3. the same builds as an index v1 (written by `artbisect index URL`,
-#      or by this script when that fails): time to the first probe.
+#      or by `mkfarms.py index` when that fails): time to the first probe.
 # The probe answers "good" up to the middle build and "bad" after, so
 # every run takes the same steps. No target yet: the figures are for
 # comparing the farm with its index v1 (issue 19).
@@ -128,28 +128,8 @@ t0=$(now)
 if "$AB" index "$URL/mainline/" --farm mainline --output "$T/index-v1.json" 2>"$T/index.err"; then
 	how="artbisect index URL, $(sub "$(now)" "$t0") s"
 else
-	how="written by bench/farms.sh: artbisect index URL failed ($(head -n 1 "$T/index.err"))"
-	"$PY" - "$T/f/mainline" "$URL/mainline/" >"$T/index-v1.json" <<'PY'
-import json, os, sys, hashlib
-root, url = sys.argv[1], sys.argv[2]
-man = json.load(open(root.rstrip("/") + ".json"))
-digests = {}
-builds = []
-for v in man["builds"]:
-    d = os.path.join(root, v, "amd64")
-    arts = []
-    for n in sorted(os.listdir(d)):
-        if "-image-" in n or "-modules-" in n:
-            p = os.path.join(d, n)
-            st = os.stat(p)
-            if st.st_ino not in digests:
-                digests[st.st_ino] = hashlib.sha256(open(p, "rb").read()).hexdigest()
-            arts.append({"url": "%s%s/amd64/%s" % (url, v, n), "sha256": digests[st.st_ino],
-                         "size": st.st_size, "type": "deb"})
-    builds.append({"id": v, "artifacts": arts})
-json.dump({"format": "artbisect-index", "version": 1, "name": "mainline bench", "builds": builds},
-          sys.stdout)
-PY
+	how="written by mkfarms.py index: artbisect index URL failed ($(head -n 1 "$T/index.err"))"
+	mkfarms index "$T/f/mainline" --url "$URL/mainline/" >"$T/index-v1.json"
 fi
 : >"$LOG"
 read -r f3 t3 rc3 <<<"$(bisect idx "$T/index-v1.json" "$T/cache3")"
