@@ -129,6 +129,18 @@ static void add_step(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
 		b->tested++;
 }
 
+/* Whether build idx has its failed-build step already (a farm said so
+ * when it was tried). */
+static int failed_step(const ab_bisect *b, size_t idx)
+{
+	size_t i;
+
+	for (i = 0; i < b->nsteps; i++)
+		if (b->steps[i].index == idx && b->steps[i].by == AB_BY_FAILED_BUILD)
+			return 1;
+	return 0;
+}
+
 ab_engine_rc ab_bisect_record(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
 			      double seconds, double wait, const char *reason)
 {
@@ -137,6 +149,11 @@ ab_engine_rc ab_bisect_record(ab_bisect *b, size_t idx, ab_term verdict, ab_by b
 
 	if (by == AB_BY_UNAVAILABLE)
 		v = AB_V_UNAVAILABLE;
+	/* A farm found out only now that it could not build it. */
+	if (by == AB_BY_UNAVAILABLE && b->index->builds[idx].failed) {
+		v = AB_V_FAILED;
+		by = AB_BY_FAILED_BUILD;
+	}
 	rc = ab_engine_set(b->engine, idx, v);
 	if (rc != AB_ENGINE_OK)
 		return rc;
@@ -347,24 +364,31 @@ int bisect_prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 		   size_t idx, char **root, char **artifacts, char **reason, ab_error *err)
 {
 	const ab_build *bd = &b->index->builds[idx];
-	ab_fetch_item *items = ab_xcalloc(bd->nartifacts, sizeof *items);
+	ab_fetch_item *items = NULL;
 	ab_buf list = {0};
-	size_t i;
+	size_t i, nitems = 0;
 	int rc = 0, unpacked = 0;	/* unpacked: the early root was taken */
 
 	*root = NULL;
 	*reason = NULL;
-	for (i = 0; i < bd->nartifacts; i++) {
-		items[i].url = bd->artifacts[i].url;
-		items[i].mirrors = ab_index_mirror_urls(b->index, &bd->artifacts[i], &items[i].nmirrors);
-		items[i].sha256 = bd->artifacts[i].sha256;
-		items[i].size = bd->artifacts[i].size;
-	}
 	/* A download running in the background is waited for; what it
 	 * found unavailable is not tried again. */
 	if (b->prefetch && ab_prefetch_wait(b->prefetch, idx, reason, &cb->fetch) == 1) {
 		rc = 1;
 		goto out;
+	}
+	/* A farm's build gets its artifacts now (its listing, checksum list
+	 * and signatures), unless the prefetch did it. */
+	rc = ab_index_resolve(b->index, idx, reason, err);
+	if (rc != 0)
+		goto out;
+	nitems = bd->nartifacts;
+	items = ab_xcalloc(nitems ? nitems : 1, sizeof *items);
+	for (i = 0; i < nitems; i++) {
+		items[i].url = bd->artifacts[i].url;
+		items[i].mirrors = ab_index_mirror_urls(b->index, &bd->artifacts[i], &items[i].nmirrors);
+		items[i].sha256 = bd->artifacts[i].sha256;
+		items[i].size = bd->artifacts[i].size;
 	}
 	/* Make room first: the cap holds while this build comes in, and a
 	 * small disk is not filled by entries that are no longer needed. */
@@ -495,7 +519,7 @@ out:
 	}
 	*artifacts = rc == 0 ? ab_buf_steal(&list) : NULL;
 	ab_buf_free(&list);
-	for (i = 0; i < bd->nartifacts; i++) {
+	for (i = 0; i < nitems; i++) {
 		free(items[i].path);
 		free(items[i].reason);
 		ab_index_urls_free((char **)items[i].mirrors, items[i].nmirrors);
@@ -671,7 +695,7 @@ void ab_bisect_settle(ab_bisect *b)
 	/* Name the failed builds that left the answer open: the report
 	 * should say why it is inconclusive. */
 	for (i = lo + 1; i < hi; i++)
-		if (ab_engine_get(b->engine, i) == AB_V_FAILED)
+		if (ab_engine_get(b->engine, i) == AB_V_FAILED && !failed_step(b, i))
 			add_step(b, i, AB_TERM_SKIP, AB_BY_FAILED_BUILD, 0, -1, NULL);
 }
 

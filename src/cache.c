@@ -10,6 +10,7 @@
 #include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <jansson.h>
 #include "cache.h"
 #include "digest.h"
 #include "i18n.h"
@@ -21,6 +22,7 @@ struct ab_cache {
 	char *tmp;		/* DIR/tmp */
 	char *meta;		/* DIR/meta: the URL each entry came from */
 	char *unsynced;		/* DIR/unsynced: entries not yet fsynced */
+	char *pages;		/* DIR/pages: pages kept with their validators */
 	char boot_id[40];	/* this boot's id; "" when unknown */
 };
 
@@ -61,9 +63,11 @@ ab_cache *ab_cache_open(const char *dir, ab_error *err)
 	c->tmp = ab_path_join(dir, "tmp");
 	c->meta = ab_path_join(dir, "meta");
 	c->unsynced = ab_path_join(dir, "unsynced");
+	c->pages = ab_path_join(dir, "pages");
 	read_boot_id(c->boot_id);
 	if (ensure_dir(c->entries, err) < 0 || ensure_dir(c->tmp, err) < 0 ||
-	    ensure_dir(c->meta, err) < 0 || ensure_dir(c->unsynced, err) < 0) {
+	    ensure_dir(c->meta, err) < 0 || ensure_dir(c->unsynced, err) < 0 ||
+	    ensure_dir(c->pages, err) < 0) {
 		ab_cache_close(c);
 		return NULL;
 	}
@@ -79,6 +83,7 @@ void ab_cache_close(ab_cache *c)
 	free(c->tmp);
 	free(c->meta);
 	free(c->unsynced);
+	free(c->pages);
 	free(c);
 }
 
@@ -92,11 +97,17 @@ char *ab_cache_entry_path(const ab_cache *c, const char *sha256)
 	return ab_xasprintf("%s/%s", c->entries, sha256);
 }
 
+/* (A file whose digest is not known beforehand has none to look up.) */
 bool ab_cache_has(const ab_cache *c, const char *sha256)
 {
-	char *p = ab_cache_entry_path(c, sha256);
+	char *p;
 	struct stat st;
-	bool has = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	bool has;
+
+	if (!sha256)
+		return false;
+	p = ab_cache_entry_path(c, sha256);
+	has = stat(p, &st) == 0 && S_ISREG(st.st_mode);
 	free(p);
 	return has;
 }
@@ -270,7 +281,11 @@ int ab_cache_commit(const ab_cache *c, int fd, const char *tmp_path,
 
 void ab_cache_touch(const ab_cache *c, const char *sha256)
 {
-	char *p = ab_cache_entry_path(c, sha256);
+	char *p;
+
+	if (!sha256)
+		return;
+	p = ab_cache_entry_path(c, sha256);
 
 	utimensat(AT_FDCWD, p, NULL, 0);	/* both times to now */
 	free(p);
@@ -278,9 +293,14 @@ void ab_cache_touch(const ab_cache *c, const char *sha256)
 
 void ab_cache_note_url(const ab_cache *c, const char *sha256, const char *url)
 {
-	char *p = ab_xasprintf("%s/%s", c->meta, sha256);
-	char *tmp = ab_xasprintf("%s.tmp", p);
-	FILE *f = fopen(tmp, "w");
+	char *p, *tmp;
+	FILE *f;
+
+	if (!sha256 || !url)
+		return;
+	p = ab_xasprintf("%s/%s", c->meta, sha256);
+	tmp = ab_xasprintf("%s.tmp", p);
+	f = fopen(tmp, "w");
 
 	/* Only a convenience for listings: failures are ignored. */
 	if (f) {
@@ -439,6 +459,66 @@ int64_t ab_cache_evict(const ab_cache *c, int64_t max, const char *const *keep, 
 	return freed;
 }
 
+/* Pages not read for older_than seconds (every one for 0), and what an
+ * interrupted write left. */
+static int64_t clean_pages(const ab_cache *c, time_t older_than, time_t now)
+{
+	DIR *d = opendir(c->pages);
+	struct dirent *de;
+	int64_t freed = 0;
+
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		char *p, *m;
+
+		if (!strncmp(de->d_name, ".new-", 5)) {
+			p = ab_path_join(c->pages, de->d_name);
+			/* (One being written right now is young.) */
+			if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+			    (older_than > 0 || now - st.st_mtime > 3600) && unlink(p) == 0)
+				freed += (int64_t)st.st_size;
+			free(p);
+			continue;
+		}
+		if (!is_hex64(de->d_name))
+			continue;
+		p = ab_path_join(c->pages, de->d_name);
+		m = ab_xasprintf("%s.json", p);
+		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+		    !(older_than > 0 && now - st.st_mtime < older_than)) {
+			struct stat ms;
+
+			if (lstat(m, &ms) == 0 && unlink(m) == 0)
+				freed += (int64_t)ms.st_size;
+			if (unlink(p) == 0)
+				freed += (int64_t)st.st_size;
+		}
+		free(m);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	/* Validators whose body is gone. */
+	d = opendir(c->pages);
+	while (d && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		struct stat st;
+		char *p, *m;
+
+		if (n != 69 || strcmp(de->d_name + 64, ".json"))
+			continue;
+		m = ab_path_join(c->pages, de->d_name);
+		p = ab_xstrndup(m, strlen(m) - 5);
+		if (lstat(p, &st) < 0 && errno == ENOENT && lstat(m, &st) == 0 && unlink(m) == 0)
+			freed += (int64_t)st.st_size;
+		free(p);
+		free(m);
+	}
+	if (d)
+		closedir(d);
+	return freed;
+}
+
 int64_t ab_cache_clean(const ab_cache *c, time_t older_than)
 {
 	ab_cache_entry *v;
@@ -473,6 +553,7 @@ int64_t ab_cache_clean(const ab_cache *c, time_t older_than)
 	}
 	if (d)
 		closedir(d);
+	freed += clean_pages(c, older_than, now);
 	/* Markers whose entry is gone (a crash between the two). */
 	d = opendir(c->unsynced);
 	while (d && (de = readdir(d))) {
@@ -504,4 +585,211 @@ int64_t ab_cache_default_cap(const ab_cache *c)
 		return (int64_t)1 << 32;
 	cap = ((int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize + held) / 4;
 	return cap < ((int64_t)256 << 20) ? (int64_t)256 << 20 : cap;
+}
+
+/* ---- pages ---- */
+
+/* DIR/pages/<sha256 of url>: any URL, whatever its characters, is one
+ * file name. */
+static char *page_path(const ab_cache *c, const char *url)
+{
+	ab_sha256 *h = ab_sha256_new();
+	char hex[65];
+
+	ab_sha256_update(h, url, strlen(url));
+	ab_sha256_final(h, hex);
+	return ab_path_join(c->pages, hex);
+}
+
+void ab_cache_page_info_clear(ab_cache_page_info *info)
+{
+	free(info->etag);
+	free(info->last_modified);
+	free(info->effective_url);
+	memset(info, 0, sizeof *info);
+}
+
+static char *json_str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s && *s ? ab_xstrdup(s) : NULL;
+}
+
+/* The kept info of url: its JSON, or NULL when there is none that
+ * belongs to url (a hash collision would be a wonder; a file written by
+ * hand or half written is not). */
+static json_t *page_meta(const ab_cache *c, const char *url)
+{
+	char *p = page_path(c, url), *m = ab_xasprintf("%s.json", p), *data = NULL;
+	size_t len = 0;
+	ab_error err = {0};
+	json_t *o = NULL;
+
+	if (ab_read_file(m, 65536, &data, &len, &err) == 0)
+		o = json_loadb(data, len, 0, NULL);
+	if (o && (!json_is_object(o) ||
+		  !json_string_value(json_object_get(o, "url")) ||
+		  strcmp(json_string_value(json_object_get(o, "url")), url) != 0 ||
+		  !json_string_value(json_object_get(o, "sha256")) ||
+		  !json_is_integer(json_object_get(o, "size")))) {
+		json_decref(o);
+		o = NULL;
+	}
+	free(data);
+	free(m);
+	free(p);
+	return o;
+}
+
+int ab_cache_page_get(const ab_cache *c, const char *url, ab_cache_page_info *info)
+{
+	json_t *o = page_meta(c, url);
+	char *p;
+	struct stat st;
+
+	memset(info, 0, sizeof *info);
+	if (!o)
+		return -1;
+	p = page_path(c, url);
+	/* Validators without their body are of no use: a 304 could not be
+	 * answered. */
+	if (stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (json_int_t)st.st_size == json_integer_value(json_object_get(o, "size"))) {
+		info->etag = json_str(o, "etag");
+		info->last_modified = json_str(o, "last_modified");
+		info->effective_url = json_str(o, "effective_url");
+	}
+	free(p);
+	json_decref(o);
+	if (!info->etag && !info->last_modified) {
+		ab_cache_page_info_clear(info);
+		return -1;
+	}
+	return 0;
+}
+
+int ab_cache_page_read(const ab_cache *c, const char *url, size_t max, char **data, size_t *len)
+{
+	json_t *o = page_meta(c, url);
+	char *p, *d = NULL, got[65];
+	size_t n = 0;
+	ab_error err = {0};
+	ab_sha256 *h;
+	int rc = -1;
+
+	*data = NULL;
+	*len = 0;
+	if (!o)
+		return -1;
+	p = page_path(c, url);
+	if (ab_read_file(p, max, &d, &n, &err) == 0) {
+		h = ab_sha256_new();
+		ab_sha256_update(h, d, n);
+		ab_sha256_final(h, got);
+		if (!strcmp(got, json_string_value(json_object_get(o, "sha256")))) {
+			utimensat(AT_FDCWD, p, NULL, 0);	/* used: `clean --older-than` keeps it */
+			*data = d;
+			*len = n;
+			d = NULL;
+			rc = 0;
+		}
+	}
+	free(d);
+	free(p);
+	json_decref(o);
+	return rc;
+}
+
+/* Writes len bytes to a fresh file in DIR/pages and renames it to dest. */
+static int page_write(const ab_cache *c, const char *dest, const char *data, size_t len,
+		      ab_error *err)
+{
+	char *tmp = ab_xasprintf("%s/.new-XXXXXX", c->pages);
+	int fd = mkostemp(tmp, O_CLOEXEC), rc = 0;
+	size_t off = 0;
+
+	if (fd < 0) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot create a file in %s: %s"),
+			     c->pages, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	while (off < len && rc == 0) {
+		ssize_t w = write(fd, data + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			rc = -1;
+		else
+			off += (size_t)w;
+	}
+	/* (mkostemp makes it 0600; the cache's other files are readable.) */
+	if (rc == 0 && fchmod(fd, 0644) < 0)
+		rc = -1;
+	if (close(fd) < 0)
+		rc = -1;
+	if (rc == 0 && rename(tmp, dest) < 0)
+		rc = -1;
+	if (rc < 0) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"), dest, strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+	return rc;
+}
+
+int ab_cache_page_put(const ab_cache *c, const char *url, const ab_cache_page_info *info,
+		      const char *data, size_t len, ab_error *err)
+{
+	char *p = page_path(c, url), *m = ab_xasprintf("%s.json", p), *doc;
+	ab_sha256 *h = ab_sha256_new();
+	char hex[65];
+	json_t *o;
+	int rc;
+
+	ab_sha256_update(h, data, len);
+	ab_sha256_final(h, hex);
+	o = json_pack("{s:s, s:s, s:I}", "url", url, "sha256", hex, "size", (json_int_t)len);
+	if (!o) {
+		/* A URL JSON cannot hold (not UTF-8): that page is not kept. */
+		ab_cache_page_forget(c, url);
+		free(m);
+		free(p);
+		return 0;
+	}
+	/* (Validators JSON cannot hold are left out, as if not sent.) */
+	if (info->etag)
+		json_object_set_new(o, "etag", json_string(info->etag));
+	if (info->last_modified)
+		json_object_set_new(o, "last_modified", json_string(info->last_modified));
+	if (info->effective_url)
+		json_object_set_new(o, "effective_url", json_string(info->effective_url));
+	doc = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!doc)
+		abort();	/* only out of memory */
+	/* The body first: old validators with a new body only cost a 200. */
+	rc = page_write(c, p, data, len, err);
+	if (rc == 0)
+		rc = page_write(c, m, doc, strlen(doc), err);
+	if (rc < 0) {
+		unlink(m);
+		unlink(p);
+	}
+	free(doc);
+	free(m);
+	free(p);
+	return rc;
+}
+
+void ab_cache_page_forget(const ab_cache *c, const char *url)
+{
+	char *p = page_path(c, url), *m = ab_xasprintf("%s.json", p);
+
+	unlink(m);
+	unlink(p);
+	free(m);
+	free(p);
 }

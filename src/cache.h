@@ -4,7 +4,11 @@
  * DIR/sha256/<64 hex>, downloads in progress under DIR/tmp/, where each
  * entry came from under DIR/meta/, entries not yet on disk for sure
  * under DIR/unsynced/. An entry exists only once its bytes matched its
- * digest. Never downloads and never prints.
+ * digest. Pages (listings, checksum lists: no digest known beforehand)
+ * are kept apart, with the validators their server sent, under
+ * DIR/pages/<sha256 of the URL> (the body) and <...>.json beside it;
+ * they are no entries (never listed, never evicted with them; `cache
+ * clean` removes them). Never downloads and never prints.
  */
 #ifndef AB_CACHE_H
 #define AB_CACHE_H
@@ -72,9 +76,37 @@ int64_t ab_cache_partial_bytes(const ab_cache *c);
  * freed. */
 int64_t ab_cache_evict(const ab_cache *c, int64_t max, const char *const *keep, size_t nkeep);
 
-/* Removes every entry (older_than 0) or those not used for older_than
- * seconds, and partial downloads; returns the bytes freed. */
+/* Removes every entry and page (older_than 0) or those not used for
+ * older_than seconds, and partial downloads; returns the bytes freed. */
 int64_t ab_cache_clean(const ab_cache *c, time_t older_than);
+
+/* ---- pages ---- */
+
+/* What a server said of a page last time: its validators (NULL when it
+ * sent none) and the URL it came from after redirects. */
+typedef struct ab_cache_page_info {
+	char *etag;
+	char *last_modified;
+	char *effective_url;
+} ab_cache_page_info;
+
+void ab_cache_page_info_clear(ab_cache_page_info *info);
+/* The validators kept for url: 0 with *info filled (free with
+ * ab_cache_page_info_clear), -1 when nothing usable is kept. */
+int ab_cache_page_get(const ab_cache *c, const char *url, ab_cache_page_info *info);
+/* The kept body of url, at most max bytes, NUL-terminated (caller
+ * frees); its digest is checked against the one kept beside it, and its
+ * use noted (mtime). 0, or -1 when it is missing, damaged or larger. */
+int ab_cache_page_read(const ab_cache *c, const char *url, size_t max, char **data, size_t *len);
+/* Keeps len bytes of data as url's body with info beside it, each file
+ * written to a temporary name and renamed (a crash leaves the old pair,
+ * the new body with old validators, or the new pair: the digest kept in
+ * the info refuses a body that does not go with it). -1 with err (exit 3)
+ * when they cannot be written; nothing of url is kept then. */
+int ab_cache_page_put(const ab_cache *c, const char *url, const ab_cache_page_info *info,
+		      const char *data, size_t len, ab_error *err);
+/* Removes what is kept of url (a page that is gone or has no validators). */
+void ab_cache_page_forget(const ab_cache *c, const char *url);
 
 /* The default cap: a quarter of what the cache's file system could give
  * it (free space plus what the cache holds), at least 256 MiB. */

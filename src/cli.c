@@ -19,6 +19,7 @@ enum {
 	OPT_KEEP_ROOTS, OPT_CACERT, OPT_NET_TIMEOUT, OPT_REPORT, OPT_QUIET, OPT_HELP,
 	OPT_VERSION, OPT_KEYRING, OPT_PACKAGE, OPT_INSTALL, OPT_CACHE_SIZE, OPT_LAUNCH,
 	OPT_MAX_UNPACKED, OPT_SYSTEM_ROOT, OPT_REBOOT, OPT_CHECK_BOUNDS,
+	OPT_FARM, OPT_ARCH, OPT_FLAVOUR, OPT_ALLOW_UNVERIFIED,
 };
 
 #define M(c) (1u << (c))
@@ -44,6 +45,10 @@ static const opt_def defs[] = {
 	{ "bad", 1, OPT_BAD, M_DEFINE, 0 },
 	{ "find-fix", 0, OPT_FIND_FIX, M_DEFINE, 0 },
 	{ "package", 1, OPT_PACKAGE, M_DEFINE, 0 },
+	{ "farm", 1, OPT_FARM, M_DEFINE, 0 },
+	{ "arch", 1, OPT_ARCH, M_DEFINE, 0 },
+	{ "flavour", 1, OPT_FLAVOUR, M_DEFINE, 0 },
+	{ "allow-unverified", 0, OPT_ALLOW_UNVERIFIED, M_DEFINE, 0 },
 	{ "keyring", 1, OPT_KEYRING, M_DEFINE, 1 },
 	{ "install", 1, OPT_INSTALL, M_DEFINE, 0 },
 	{ "system-root", 1, OPT_SYSTEM_ROOT, M_DEFINE, 0 },
@@ -239,7 +244,25 @@ static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char 
 	case OPT_CACERT: cli->cacert = absolute(cli, arg); break;
 	case OPT_REPORT: cli->report_file = arg; break;
 	case OPT_QUIET: cli->quiet = flag; break;
-	case OPT_PACKAGE: cli->package = arg; break;
+	case OPT_PACKAGE:
+		if (cli->npackages == AB_CLI_MAX_PACKAGES) {
+			snprintf(why, whylen, _("at most %d packages"), AB_CLI_MAX_PACKAGES);
+			return -1;
+		}
+		cli->packages[cli->npackages++] = arg;
+		cli->package = cli->packages[0];
+		break;
+	case OPT_FARM:
+		if (strcmp(arg, "mainline") && strcmp(arg, "arch") && strcmp(arg, "koji") &&
+		    strcmp(arg, "sums")) {
+			snprintf(why, whylen, _("expected mainline, arch, koji or sums, got '%s'"), arg);
+			return -1;
+		}
+		cli->farm = arg;
+		break;
+	case OPT_ARCH: cli->arch = arg; break;
+	case OPT_FLAVOUR: cli->flavour = arg; break;
+	case OPT_ALLOW_UNVERIFIED: cli->allow_unverified = flag; break;
 	case OPT_KEYRING:
 		/* A list from a later source replaces the earlier one. */
 		if (src > cli->keyring_source) {
@@ -525,8 +548,16 @@ char **ab_cli_session_argv(const ab_cli *cli, const char *good_id, const char *b
 	abs = strstr(cli->index, "://") ? NULL : absolute_path(cli->index);
 	push_opt(&v, &n, "--index", abs ? abs : cli->index);
 	free(abs);
-	if (cli->package)
-		push_opt(&v, &n, "--package", cli->package);
+	for (i = 0; i < cli->npackages; i++)
+		push_opt(&v, &n, "--package", cli->packages[i]);
+	if (cli->farm)
+		push_opt(&v, &n, "--farm", cli->farm);
+	if (cli->arch)
+		push_opt(&v, &n, "--arch", cli->arch);
+	if (cli->flavour)
+		push_opt(&v, &n, "--flavour", cli->flavour);
+	if (cli->allow_unverified)
+		push_opt(&v, &n, "--allow-unverified", NULL);
 	push_opt(&v, &n, "--good", good_id);
 	push_opt(&v, &n, "--bad", bad_id);
 	if (cli->find_fix)
@@ -594,13 +625,24 @@ static void option_help(ab_cmd cmd, FILE *out)
 {
 	static const struct { int id; const char *text; } help[] = {
 		{ OPT_INDEX, N_("  --index URL             the artifact index (path, file://, http://, https://),\n"
-				"                          or a yum/dnf repository with --package\n") },
+				"                          a yum/dnf repository with --package, a directory\n"
+				"                          of builds, or a farm's directory listing: Ubuntu\n"
+				"                          mainline, the Arch Linux Archive, Koji, SHA256SUMS\n") },
 		{ OPT_GOOD, N_("  --good ID               a build that works (default: the oldest);\n"
 			       "                          an id, or 7+ characters of a commit\n") },
 		{ OPT_BAD, N_("  --bad ID                a build that shows the problem (default: the newest)\n") },
 		{ OPT_FIND_FIX, N_("  --find-fix              find the first good build after bad ones\n") },
-		{ OPT_PACKAGE, N_("  --package NAME          --index is a yum/dnf repository: bisect package NAME\n") },
-		{ OPT_KEYRING, N_("  --keyring FILE          RPMs must be signed by a key in FILE (repeatable)\n") },
+		{ OPT_PACKAGE, N_("  --package NAME          a yum/dnf repository: bisect package NAME; a Koji\n"
+				  "                          farm: take subpackage NAME (repeatable)\n") },
+		{ OPT_FARM, N_("  --farm LAYOUT           read --index as mainline, arch, koji or sums\n"
+			       "                          (default: recognised from its listing)\n") },
+		{ OPT_ARCH, N_("  --arch ARCH             a farm's architecture, named its way (amd64,\n"
+			       "                          x86_64; default: this machine's)\n") },
+		{ OPT_FLAVOUR, N_("  --flavour NAME          the mainline kernel flavour (default generic)\n") },
+		{ OPT_ALLOW_UNVERIFIED, N_("  --allow-unverified      take a farm's builds that nothing can check\n"
+					   "                          (marked unverified in every report)\n") },
+		{ OPT_KEYRING, N_("  --keyring FILE          OpenPGP keys: RPMs must be signed by one, and a\n"
+				  "                          farm's checksum lists and packages too (repeatable)\n") },
 		{ OPT_INSTALL, N_("  --install rpm           install RPMs with an rpm transaction instead of\n"
 				  "                          unpacking them (runs scriptlets; needs root)\n"
 				  "  --install system        install each candidate kernel on this machine and\n"

@@ -31,6 +31,7 @@ typedef enum ab_cmd {
 typedef enum ab_source { AB_SRC_CONFIG, AB_SRC_ENV, AB_SRC_SESSION, AB_SRC_ARGS } ab_source;
 
 #define AB_CLI_MAX_KEYRINGS 32
+#define AB_CLI_MAX_PACKAGES 32
 
 typedef struct ab_cli {
 	ab_cmd cmd;
@@ -55,7 +56,13 @@ typedef struct ab_cli {
 	const char *keyrings[AB_CLI_MAX_KEYRINGS];	/* --keyring, repeatable */
 	size_t nkeyrings;
 	ab_source keyring_source;	/* a later source replaces the list */
-	const char *package;	/* --package: --index is a yum repository */
+	const char *package;	/* the first --package: a yum repository's package */
+	const char *packages[AB_CLI_MAX_PACKAGES];	/* --package, repeatable (koji) */
+	size_t npackages;
+	const char *farm;	/* --farm mainline|arch|koji|sums */
+	const char *arch;	/* --arch: a farm's architecture */
+	const char *flavour;	/* --flavour: mainline's kernel flavour */
+	int allow_unverified;	/* --allow-unverified */
 	int install_rpm;	/* --install rpm */
 	int install_system;	/* --install system: candidates go on this machine */
 	const char *system_root;	/* --system-root, default "/" */

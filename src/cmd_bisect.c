@@ -25,6 +25,7 @@
 #include "progress.h"
 #include "prompt.h"
 #include "repodata.h"
+#include "farms/farm.h"
 #include "report.h"
 #include "report_html.h"
 #include "rpmpkg.h"
@@ -96,6 +97,10 @@ typedef struct ctx {
 	int lock_fd;
 	size_t current;		/* the build waiting for a verdict */
 	int has_current;
+	ab_farm *farm;		/* a real farm read from its listings: it owns
+				 * idx and resolves builds as they come */
+	size_t farm_saved;	/* builds resolved when its snapshot was saved */
+	ab_error keyring_err;	/* --keyring as librpm could not read it */
 } ctx;
 
 /* "artbisect good" with --work-dir when it is not the default, for hints. */
@@ -213,13 +218,24 @@ static void ctx_drop_index_bytes(ctx *c)
 	c->index_len = 0;
 }
 
+/* The index, or the farm that owns it. */
+static void ctx_drop_index(ctx *c)
+{
+	if (c->farm)
+		ab_farm_free(c->farm);
+	else
+		ab_index_free(c->idx);
+	c->farm = NULL;
+	c->idx = NULL;
+}
+
 static void ctx_end(ctx *c)
 {
 	ab_progress_flush(&c->prog);
 	fflush(stdout);
 	ab_bisect_free(c->b);
+	ctx_drop_index(c);
 	ab_cache_close(c->cache);
-	ab_index_free(c->idx);
 	ctx_drop_snapshot(c);
 	ctx_drop_index_bytes(c);
 	ab_rpm_keyring_free(c->keyring);
@@ -239,15 +255,33 @@ static int fail(ctx *c)
 	return c->err.code ? c->err.code : AB_EXIT_FAILURE;
 }
 
+static int ctx_keyring_failed(ctx *c)
+{
+	c->err = c->keyring_err;
+	return -1;
+}
+
+/* Keys librpm cannot read matter where RPMs are checked: any index
+ * but a farm that is not Koji. */
+static int ctx_check_keyring(ctx *c)
+{
+	if (c->keyring_err.code && (!c->farm || !strcmp(ab_farm_layout_name(c->farm), "koji")))
+		return ctx_keyring_failed(c);
+	return 0;
+}
+
 static int ctx_rpm(ctx *c)
 {
 	if (ab_rpm_init(&c->err) < 0)
 		return -1;
 	c->rpm_ready = 1;
 	if (c->cli->nkeyrings) {
-		c->keyring = ab_rpm_keyring_load(c->cli->keyrings, c->cli->nkeyrings, &c->err);
-		if (!c->keyring)
-			return -1;
+		/* librpm reads armored keys only; a farm whose signatures are
+		 * checked with GnuPG (a binary keyring such as archlinux.gpg)
+		 * does not need it: the failure stands once RPMs are read. */
+		c->keyring = ab_rpm_keyring_load(c->cli->keyrings, c->cli->nkeyrings, &c->keyring_err);
+		if (!c->keyring && !c->cli->farm && !strstr(c->cli->index, "://"))
+			return ctx_keyring_failed(c);
 	}
 	return 0;
 }
@@ -332,6 +366,98 @@ static int ctx_index_directory(ctx *c, const char *url)
 	return c->idx ? 0 : -1;
 }
 
+static void ctx_farm_options(ctx *c, ab_farm_options *o, const char *url)
+{
+	const ab_cli *cli = c->cli;
+
+	memset(o, 0, sizeof *o);
+	o->url = url;
+	o->layout = cli->farm;
+	o->arch = cli->arch;
+	o->flavour = cli->flavour;
+	o->packages = cli->packages;
+	o->npackages = cli->npackages;
+	o->keyrings = cli->keyrings;
+	o->nkeyrings = cli->nkeyrings;
+	o->allow_unverified = cli->allow_unverified;
+	o->good = cli->good;
+	o->bad = cli->bad;
+	o->fetch = &c->fopt;
+	o->rpm_keyring = c->keyring;
+	o->cache = c->cache;
+}
+
+/* A real farm at url (its top listing in top[0..len) when read
+ * already): its builds, and the snapshot a session keeps of them. */
+static int ctx_open_farm(ctx *c, const char *url, const char *top, size_t len)
+{
+	ab_farm_options o;
+
+	/* Listings are kept in the cache with their validators. */
+	if (!c->cache && !(c->cache = ab_cache_open(c->cache_dir, &c->err)))
+		return -1;
+	ctx_farm_options(c, &o, url);
+	o.top_page = top;
+	o.top_len = len;
+	c->farm = ab_farm_open(&o, &c->err);
+	if (!c->farm)
+		return -1;
+	c->idx = ab_farm_index(c->farm);
+	c->index_buf = ab_farm_snapshot(c->farm);
+	c->index_bytes = c->index_buf;
+	c->index_len = strlen(c->index_buf);
+	return 0;
+}
+
+/* The farm a session's snapshot describes. */
+static int ctx_resume_farm(ctx *c, const char *data, size_t len)
+{
+	ab_farm_options o;
+
+	if (!c->cache && !(c->cache = ab_cache_open(c->cache_dir, &c->err)))
+		return -1;
+	ctx_farm_options(c, &o, c->sess->index_url);
+	c->farm = ab_farm_resume(&o, data, len, &c->err);
+	if (!c->farm)
+		return -1;
+	c->idx = ab_farm_index(c->farm);
+	c->farm_saved = ab_farm_resolved_count(c->farm);
+	return 0;
+}
+
+static int is_remote(const char *url)
+{
+	return !strncmp(url, "http://", 7) || !strncmp(url, "https://", 8);
+}
+
+/* Whether a remote document is a directory listing (HTML), not an index. */
+static int looks_like_html(const char *d, size_t len)
+{
+	size_t i = 0;
+
+	if (len >= 3 && !memcmp(d, "\xef\xbb\xbf", 3))
+		i = 3;
+	while (i < len && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r'))
+		i++;
+	return i < len && d[i] == '<';
+}
+
+/* With --package: a yum repository, unless the URL is a listing that
+ * has no repodata/ (a Koji package directory). */
+static int listing_has_repodata(const char *d, size_t len, const char *url)
+{
+	ab_error e = {0};
+	ab_listing *l = ab_listing_parse(d, len, url, &e);
+	size_t i;
+	int has = !l;
+
+	for (i = 0; l && i < l->n; i++)
+		if (l->entries[i].is_dir && !strcmp(l->entries[i].name, "repodata"))
+			has = 1;
+	ab_listing_free(l);
+	return has;
+}
+
 static int ctx_read_index(ctx *c)
 {
 	const ab_cli *cli = c->cli;
@@ -346,7 +472,24 @@ static int ctx_read_index(ctx *c)
 		free(url);
 		return rc;
 	}
+	/* A directory URL is a farm's listing: an index is a document. */
+	if (cli->farm || (!cli->package && is_remote(url) && url[strlen(url) - 1] == '/')) {
+		rc = ctx_open_farm(c, url, NULL, 0);
+		free(url);
+		return rc;
+	}
 	if (cli->package) {
+		char *top = NULL;
+		size_t len = 0;
+		ab_error e = {0};
+		if (is_remote(url) && ab_fetch_to_memory(url, &c->fopt, AB_LISTING_MAX_BYTES, &top, &len, &e) == 0 &&
+		    looks_like_html(top, len) && !listing_has_repodata(top, len, url)) {
+			rc = ctx_open_farm(c, url, top, len);
+			free(top);
+			free(url);
+			return rc;
+		}
+		free(top);
 		free(url);
 		c->idx = ab_repodata_load(cli->index, cli->package, &c->fopt, &c->err);
 		return c->idx ? 0 : -1;
@@ -358,6 +501,18 @@ static int ctx_read_index(ctx *c)
 	}
 	if (ab_fetch_to_memory(url, &c->fopt, INDEX_MAX_BYTES, &c->index_buf, &c->index_len,
 			       &c->err) == 0) {
+		if (looks_like_html(c->index_buf, c->index_len)) {
+			/* A directory listing: a real farm, read as it is. */
+			char *top = c->index_buf;
+			size_t len = c->index_len;
+
+			c->index_buf = NULL;
+			c->index_len = 0;
+			rc = ctx_open_farm(c, url, top, len);
+			free(top);
+			free(url);
+			return rc;
+		}
 		c->index_bytes = c->index_buf;
 		c->idx = ab_index_parse(c->index_bytes, c->index_len, url, &c->err);
 	} else if (c->err.code != AB_EXIT_ABORTED) {
@@ -396,6 +551,9 @@ static int ctx_load_index(ctx *c)
 	int rc = ctx_read_index(c);
 
 	if (rc == 0)
+		rc = ctx_check_keyring(c);
+
+	if (rc == 0)
 		warn_dropped_commits(c);
 	return rc;
 }
@@ -412,6 +570,10 @@ static int ctx_load_mapped_snapshot(ctx *c)
 	free(path);
 	if (!m)
 		return 1;
+	if (ab_farm_is_snapshot(ab_filemap_data(m), ab_filemap_len(m))) {
+		ab_filemap_close(m);
+		return 1;
+	}
 	c->idx = ab_index_parse(ab_filemap_data(m), ab_filemap_len(m), c->sess->index_url, &err);
 	changed = ab_filemap_changed(m);
 	ab_filemap_close(m);
@@ -425,8 +587,17 @@ static int ctx_load_mapped_snapshot(ctx *c)
 	return 1;
 }
 
+static int ctx_load_session_index_only(ctx *c);
+
 /* A saved session bisects the index as it was when it started. */
 static int ctx_load_session_index(ctx *c)
+{
+	int rc = ctx_load_session_index_only(c);
+
+	return rc == 0 ? ctx_check_keyring(c) : rc;
+}
+
+static int ctx_load_session_index_only(ctx *c)
 {
 	char *data = NULL;
 	size_t len = 0;
@@ -439,6 +610,13 @@ static int ctx_load_session_index(ctx *c)
 		return -1;
 	if (rc == 1)
 		return ctx_load_index(c);
+	if (ab_farm_is_snapshot(data, len)) {
+		rc = ctx_resume_farm(c, data, len);
+		free(data);
+		if (rc < 0 && c->err.code != AB_EXIT_ABORTED)
+			c->err.code = AB_EXIT_FAILURE;
+		return rc;
+	}
 	c->idx = ab_index_parse(data, len, c->sess->index_url, &c->err);
 	free(data);
 	if (!c->idx) {
@@ -509,9 +687,12 @@ static int ctx_make_bisect(ctx *c, size_t good_idx, size_t bad_idx)
 
 static int ctx_open_cache(ctx *c)
 {
-	c->cache = ab_cache_open(c->cache_dir, &c->err);
+	if (!c->cache)
+		c->cache = ab_cache_open(c->cache_dir, &c->err);
 	if (!c->cache)
 		return -1;
+	if (c->farm)
+		ab_farm_set_cache(c->farm, c->cache, &c->b->opt.fetch);
 	if (ab_mkdir_p(c->work_dir) < 0 || access(c->work_dir, W_OK) < 0) {
 		ab_error_set(&c->err, AB_EXIT_FAILURE, _("work directory %s is not writable: %s"),
 			     c->work_dir, strerror(errno));
@@ -568,6 +749,17 @@ static void ctx_save(ctx *c)
 		ab_progress_flush(&c->prog);
 		ab_message(_("the session could not be saved: %s"), err.msg);
 		return;
+	}
+	/* What the farm resolved since is kept too: a resumed session
+	 * does not read those listings again. */
+	if (c->farm && ab_farm_resolved_count(c->farm) != c->farm_saved) {
+		char *snap = ab_farm_snapshot(c->farm), *path = ab_session_index_path(c->work_dir);
+
+		if (ab_write_atomic(path, snap, strlen(snap), 0600, &err) == 0)
+			c->farm_saved = ab_farm_resolved_count(c->farm);
+		ab_error_clear(&err);
+		free(snap);
+		free(path);
 	}
 	if (c->b) {
 		ab_session_capture(c->sess, c->b);
@@ -654,8 +846,9 @@ static int all_unavailable(const ab_bisect *b)
 {
 	size_t i;
 
+	/* A build its farm could not make is an answer, not a fault. */
 	for (i = 0; i < b->nsteps; i++)
-		if (b->steps[i].by != AB_BY_UNAVAILABLE && b->steps[i].by != AB_BY_FAILED_BUILD)
+		if (b->steps[i].by != AB_BY_UNAVAILABLE)
 			return 0;
 	return 1;
 }
@@ -677,7 +870,19 @@ static int ctx_report(ctx *c)
 	}
 	if (c->cli->json) {
 		json_t *rep = ab_report_json(b);
-		char *s = json_dumps(rep, AB_JSON_OUT);
+		char *s;
+
+		if (c->farm) {
+			/* What reading the farm cost this run. */
+			size_t fetched, revalidated;
+
+			ab_farm_pages_read(c->farm, &fetched, &revalidated);
+			json_object_set_new(rep, "farm",
+					    json_pack("{s:s, s:I, s:I}", "layout", ab_farm_layout_name(c->farm),
+						      "pages_fetched", (json_int_t)fetched,
+						      "pages_revalidated", (json_int_t)revalidated));
+		}
+		s = json_dumps(rep, AB_JSON_OUT);
 
 		if (!c->cli->quiet)
 			fprintf(stderr, "\n%s", text);
@@ -849,8 +1054,7 @@ static int ctx_open_new(ctx *c, size_t *good_idx, size_t *bad_idx)
 		return -1;
 	if (ex == 2) {
 		/* Going on with the older session, on its own terms. */
-		ab_index_free(c->idx);
-		c->idx = NULL;
+		ctx_drop_index(c);
 		ctx_drop_snapshot(c);
 		ctx_drop_index_bytes(c);
 		ab_rpm_keyring_free(c->keyring);
@@ -860,9 +1064,10 @@ static int ctx_open_new(ctx *c, size_t *good_idx, size_t *bad_idx)
 			return -1;
 		}
 		ctx_settings(c);
-		if (c->cli->nkeyrings &&
-		    !(c->keyring = ab_rpm_keyring_load(c->cli->keyrings, c->cli->nkeyrings, &c->err)))
-			return -1;
+		ab_error_clear(&c->keyring_err);
+		if (c->cli->nkeyrings)
+			c->keyring = ab_rpm_keyring_load(c->cli->keyrings, c->cli->nkeyrings,
+							 &c->keyring_err);
 		if (ctx_load_session_index(c) < 0 ||
 		    ctx_resolve(c, c->sess->good, c->sess->bad, good_idx, bad_idx) < 0)
 			return -1;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cmd_index.h"
+#include "cmd_index_farm.h"
 #include "digest.h"
 #include "error.h"
 #include "i18n.h"
@@ -20,7 +21,10 @@
 static void usage(FILE *out)
 {
 	fputs(_("Usage: artbisect index [--output FILE] [--name TEXT] [--base-url URL] [--package NAME]... PATH...\n"
-		"Write an artifact index for the packages and archives in PATHs.\n"
+		"       artbisect index [--output FILE] [farm options] URL   (see artbisect index --help URL)\n"
+		"Write an artifact index for the packages and archives in PATHs, or for\n"
+		"the real farm at URL (Ubuntu mainline, the Arch Linux Archive, Koji,\n"
+		"SHA256SUMS trees).\n"
 		"\n"
 		"  PATH                    a file or a directory (searched recursively) holding\n"
 		"                          .rpm, .deb, .tar.*, .zip artifacts\n"
@@ -53,6 +57,12 @@ int ab_cmd_index(int argc, char **argv)
 	char *text;
 	int c, status = 0;
 
+	/* A farm's URL last: the farm's own options. */
+	if (argc > 1 && (!strncmp(argv[argc - 1], "http://", 7) ||
+			 !strncmp(argv[argc - 1], "https://", 8))) {
+		free(packages);
+		return ab_cmd_index_farm(argc, argv);
+	}
 	memset(&opt, 0, sizeof opt);
 	opt.packages = packages;
 	optind = 1;

@@ -102,6 +102,14 @@ typedef struct xfer {
 	int over_cap;		/* it went past */
 	const ab_fetch_callbacks *cb;
 	int64_t *total;		/* ab_fetch_options.received */
+	/* a page (ab_fetch_pages): a memory transfer that may be conditional */
+	int is_page;
+	struct curl_slist *cond;	/* If-None-Match, If-Modified-Since */
+	int no_cond;		/* ask without them: the kept body is gone */
+	int missing;		/* the server said 404 or 410 */
+	int not_modified;	/* a 304: the body is the kept one */
+	char *eff_url;		/* after redirects */
+	char *etag, *last_modified;	/* what the server sent with a 200 */
 } xfer;
 
 static int write_out(xfer *x, const char *p, size_t n)
@@ -450,6 +458,8 @@ static CURL *make_easy(xfer *x, const ab_fetch_options *opt, CURLSH *share)
 	curl_easy_setopt(h, CURLOPT_PRIVATE, x);
 	if (opt->cacert)
 		curl_easy_setopt(h, CURLOPT_CAINFO, opt->cacert);
+	if (x->cond && !x->no_cond)
+		curl_easy_setopt(h, CURLOPT_HTTPHEADER, x->cond);
 	x->resume_from = x->received;
 	if (x->resume_from > 0)
 		curl_easy_setopt(h, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)x->resume_from);
@@ -517,7 +527,9 @@ static int sink_reset(xfer *x, ab_cache *cache, const ab_fetch_options *opt, ab_
 	x->too_big = 0;
 	x->write_errno = 0;
 	if (x->mem) {
-		if (x->keep && x->mem->len > 0) {
+		/* (A page starts over: its rest could be of a newer version,
+		 * and no digest would tell.) */
+		if (x->keep && x->mem->len > 0 && !x->is_page) {
 			x->keep = 0;
 			x->received = (int64_t)x->mem->len;
 			return 0;
@@ -542,8 +554,10 @@ static int sink_reset_file(xfer *x, ab_cache *cache, const ab_fetch_options *opt
 		long long have = 0;
 
 		/* A partial download left by an earlier run, or a new one
-		 * under the same name, so that a later run can resume it. */
-		x->fd = ab_cache_part_open(cache, x->item->sha256, &x->tmp_path, &have);
+		 * under the same name, so that a later run can resume it.
+		 * A file whose digest is not known has no such name. */
+		x->fd = x->item->sha256 ? ab_cache_part_open(cache, x->item->sha256, &x->tmp_path, &have)
+					: -1;
 		if (x->fd >= 0) {
 			x->part = 1;
 			x->hash = ab_sha256_new();
@@ -704,7 +718,18 @@ static int finish_file(xfer *x, ab_cache *cache, const ab_fetch_options *opt, ab
 		free(why);
 		return 0;
 	}
-	if (strcmp(got, it->sha256) != 0) {
+	/* No digest to hold it to: the item's check decides, before the file
+	 * may become an entry (under the digest it has). */
+	if (!it->sha256 && it->check) {
+		char *why = NULL;
+
+		if (it->check(it->check_ud, x->tmp_path, got, &why) != 0) {
+			give_up(x, why ? why : ab_xstrdup(_("refused by its check")));
+			return 0;
+		}
+		free(why);
+	}
+	if (it->sha256 && strcmp(got, it->sha256) != 0) {
 		x->mismatches++;
 		if (x->mismatches > 1) {
 			give_up(x, ab_xasprintf(_("sha256 mismatch: expected %s, got %s"),
@@ -716,7 +741,7 @@ static int finish_file(xfer *x, ab_cache *cache, const ab_fetch_options *opt, ab
 		x->not_before = ab_now();
 		return 0;
 	}
-	if (ab_cache_commit(cache, x->fd, x->tmp_path, it->sha256, err) < 0) {
+	if (ab_cache_commit(cache, x->fd, x->tmp_path, got, err) < 0) {
 		x->fd = -1;
 		free(x->tmp_path);
 		x->tmp_path = NULL;
@@ -725,9 +750,10 @@ static int finish_file(xfer *x, ab_cache *cache, const ab_fetch_options *opt, ab
 	x->fd = -1;
 	free(x->tmp_path);
 	x->tmp_path = NULL;
-	ab_cache_note_url(cache, it->sha256, it->url);
+	ab_cache_note_url(cache, got, it->url);
 	it->status = AB_FETCH_OK;
-	it->path = ab_cache_entry_path(cache, it->sha256);
+	memcpy(it->got_sha256, got, sizeof it->got_sha256);
+	it->path = ab_cache_entry_path(cache, got);
 	x->state = XFER_DONE;
 	return 0;
 }
@@ -847,6 +873,61 @@ static int over_time(xfer *x, const ab_fetch_options *opt)
 	return 1;
 }
 
+/* A header of the last response, or NULL. */
+static char *last_header(CURL *h, const char *name)
+{
+	struct curl_header *hd;
+
+	if (curl_easy_header(h, name, 0, CURLH_HEADER, -1, &hd) != CURLHE_OK || !hd->value ||
+	    !*hd->value)
+		return NULL;
+	return ab_xstrdup(hd->value);
+}
+
+/* A page read whole: a 304 takes the kept body, a 200 brings its
+ * validators. */
+static int finish_page(xfer *x, ab_cache *cache)
+{
+	long code = 0;
+	char *eff = NULL, *data;
+	size_t len;
+
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
+	curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff);
+	free(x->eff_url);
+	x->eff_url = ab_xstrdup(eff ? eff : x->url);
+	free(x->etag);
+	free(x->last_modified);
+	x->etag = x->last_modified = NULL;
+	if (code == 304 && x->cond && !x->no_cond && cache) {
+		if (ab_cache_page_read(cache, x->url, x->mem_max, &data, &len) < 0) {
+			/* The kept body went away (or was damaged) since its
+			 * validators were read: ask again, for the body. */
+			x->no_cond = 1;
+			x->state = XFER_WAITING;
+			x->not_before = ab_now();
+			return 0;
+		}
+		x->mem->len = 0;
+		ab_buf_append(x->mem, data, len);
+		free(data);
+		x->not_modified = 1;
+		x->state = XFER_DONE;
+		return 0;
+	}
+	/* (file:// says 0; anything else not 2xx that curl let through, a
+	 * 304 to a plain request or a 3xx without a place to go, is no page.) */
+	if (is_http_url(x->url) && (code < 200 || code > 299)) {
+		give_up(x, ab_xasprintf(_("HTTP status %ld"), code));
+		return 0;
+	}
+	x->not_modified = 0;
+	x->etag = last_header(x->easy, "ETag");
+	x->last_modified = last_header(x->easy, "Last-Modified");
+	x->state = XFER_DONE;
+	return 0;
+}
+
 /* Decides what a finished transfer means. -1 only for local failures. */
 static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_options *opt,
 		   ab_error *err)
@@ -885,6 +966,8 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 		return 0;
 	}
 	if (res == CURLE_OK) {
+		if (x->is_page)
+			return finish_page(x, cache);
 		if (x->mem) {
 			x->state = XFER_DONE;
 			return 0;
@@ -902,6 +985,9 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 			retry_or_give_up(x, opt, why);
 			return 0;
 		}
+		/* A page that is not there is an answer, not a failure. */
+		if (x->is_page && (code == 404 || code == 410))
+			x->missing = 1;
 		give_up(x, ab_xstrdup(why));
 		return 0;
 	}
@@ -950,12 +1036,13 @@ static void xfer_cleanup(xfer *x)
 	x->wbuf = NULL;
 }
 
-/* Runs transfers until each is DONE. -1 with err for local failures. */
+/* Runs transfers until each is DONE, at most max_running at a time (0:
+ * all at once). -1 with err for local failures. */
 static int run_all(xfer *xs, size_t n, ab_cache *cache, const ab_fetch_options *opt,
-		   ab_error *err)
+		   size_t max_running, ab_error *err)
 {
 	CURLM *multi = curl_multi_init();
-	size_t left = n, i;
+	size_t left = n, i, nrunning = 0;
 	int rc = 0, slot;
 	CURLSH *share = share_acquire(&slot);
 
@@ -977,6 +1064,8 @@ static int run_all(xfer *xs, size_t n, ab_cache *cache, const ab_fetch_options *
 			xfer *x = &xs[i];
 			if (x->state != XFER_WAITING)
 				continue;
+			if (max_running && nrunning >= max_running)
+				break;
 			if (x->not_before > now) {
 				if (x->not_before < wake)
 					wake = x->not_before;
@@ -999,6 +1088,7 @@ static int run_all(xfer *xs, size_t n, ab_cache *cache, const ab_fetch_options *
 			x->easy = make_easy(x, opt, share);
 			curl_multi_add_handle(multi, x->easy);
 			x->state = XFER_RUNNING;
+			nrunning++;
 		}
 		if (rc < 0)
 			break;
@@ -1009,6 +1099,7 @@ static int run_all(xfer *xs, size_t n, ab_cache *cache, const ab_fetch_options *
 				continue;
 			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
 			curl_multi_remove_handle(multi, m->easy_handle);
+			nrunning--;
 			if (on_done(x, m->data.result, cache, opt, err) < 0) {
 				rc = -1;
 				break;
@@ -1056,12 +1147,15 @@ int ab_fetch_artifacts(ab_cache *cache, const ab_fetch_options *opt,
 		it->path = NULL;
 		it->reason = NULL;
 		it->from_cache = 0;
+		it->got_sha256[0] = '\0';
 		/* A cache entry exists only once verified: trust it (after a
-		 * crash, once it is verified again). */
-		if (ab_cache_check(cache, it->sha256)) {
+		 * crash, once it is verified again). A file whose digest is not
+		 * known cannot be looked up: it is downloaded. */
+		if (it->sha256 && ab_cache_check(cache, it->sha256)) {
 			ab_cache_touch(cache, it->sha256);
 			it->status = AB_FETCH_OK;
 			it->path = ab_cache_entry_path(cache, it->sha256);
+			snprintf(it->got_sha256, sizeof it->got_sha256, "%s", it->sha256);
 			it->from_cache = 1;
 			continue;
 		}
@@ -1076,7 +1170,7 @@ int ab_fetch_artifacts(ab_cache *cache, const ab_fetch_options *opt,
 	sink_thread_init(&sink);
 	for (i = 0; i < todo; i++)
 		xs[i].sink = &sink;
-	rc = run_all(xs, todo, cache, opt, err);
+	rc = run_all(xs, todo, cache, opt, 0, err);
 	sink_thread_end(&sink);
 	free(xs);
 	return rc;
@@ -1096,7 +1190,7 @@ int ab_fetch_to_memory(const char *url, const ab_fetch_options *opt,
 	x.mem = &b;
 	x.mem_max = max;
 	x.state = XFER_WAITING;
-	rc = run_all(&x, 1, NULL, opt, err);
+	rc = run_all(&x, 1, NULL, opt, 0, err);
 	if (rc == 0 && x.gave_up) {
 		ab_error_set(err, AB_EXIT_USAGE, _("%s: %s"), url, x.errbuf);
 		rc = -1;
@@ -1108,4 +1202,163 @@ int ab_fetch_to_memory(const char *url, const ab_fetch_options *opt,
 	*len = b.len;
 	*data = ab_buf_steal(&b);
 	return 0;
+}
+
+/* ---- pages ---- */
+
+/* Pages read in this process, for the benchmark: anew, and revalidated. */
+static size_t pages_fetched, pages_revalidated;
+
+void ab_fetch_page_counts(size_t *fetched, size_t *revalidated)
+{
+	if (fetched)
+		*fetched = __atomic_load_n(&pages_fetched, __ATOMIC_RELAXED);
+	if (revalidated)
+		*revalidated = __atomic_load_n(&pages_revalidated, __ATOMIC_RELAXED);
+}
+
+void ab_page_clear(ab_page *p)
+{
+	free(p->data);
+	free(p->url);
+	free(p->why);
+	memset(p, 0, sizeof *p);
+}
+
+/* Pages running at once: enough to keep every connection to a host busy
+ * (CURLMOPT_MAX_HOST_CONNECTIONS) and a few hosts, few enough that a
+ * page does not wait its time cap away in curl's queue. */
+#define PAGES_AT_ONCE 12
+
+/* A file:// page, before curl reads it: 1 (and p filled) when it is
+ * settled already, missing or a directory; 0 when curl is to read it. */
+static int local_page(const char *url, ab_page *p)
+{
+	CURLU *u = curl_url();
+	char *path = NULL;
+	struct stat st;
+	int rc = 0;
+
+	if (!u)
+		abort();
+	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PATH, &path, CURLU_URLDECODE) != CURLUE_OK) {
+		curl_url_cleanup(u);
+		return 0;	/* curl says what is wrong with it */
+	}
+	if (stat(path, &st) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR) {
+			p->status = AB_PAGE_MISSING;
+			p->why = ab_xasprintf(_("%s: %s"), url, strerror(errno));
+			rc = 1;
+		}
+		/* (Anything else: curl's reading says it.) */
+	} else if (S_ISDIR(st.st_mode)) {
+		p->status = AB_PAGE_FAILED;
+		p->why = ab_xasprintf(_("%s: a directory, not a page"), url);
+		rc = 1;
+	}
+	curl_free(path);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+/* If-None-Match and If-Modified-Since from what the server sent last
+ * time, or NULL when nothing of url is kept. */
+static struct curl_slist *conditions(ab_cache *cache, const char *url)
+{
+	ab_cache_page_info info;
+	struct curl_slist *l = NULL;
+	char *h;
+
+	if (!cache || !is_http_url(url) || ab_cache_page_get(cache, url, &info) < 0)
+		return NULL;
+	if (info.etag) {
+		h = ab_xasprintf("If-None-Match: %s", info.etag);
+		l = curl_slist_append(l, h);
+		free(h);
+	}
+	if (info.last_modified) {
+		h = ab_xasprintf("If-Modified-Since: %s", info.last_modified);
+		l = curl_slist_append(l, h);
+		free(h);
+	}
+	ab_cache_page_info_clear(&info);
+	return l;
+}
+
+int ab_fetch_pages(ab_cache *cache, const ab_fetch_options *opt, const char *const *urls, size_t n,
+		   size_t max, ab_page *out, ab_error *err)
+{
+	xfer *xs = ab_xcalloc(n ? n : 1, sizeof *xs);
+	ab_buf *bufs = ab_xcalloc(n ? n : 1, sizeof *bufs);
+	size_t *which = ab_xcalloc(n ? n : 1, sizeof *which);
+	size_t i, todo = 0;
+	int rc;
+
+	ab_fetch_global_init();
+	for (i = 0; i < n; i++) {
+		xfer *x;
+
+		memset(&out[i], 0, sizeof out[i]);
+		/* (Under http_only a file:// URL is refused before anything,
+		 * by run_all, its existence included.) */
+		if (!strncasecmp(urls[i], "file:", 5) && !opt->http_only && local_page(urls[i], &out[i]))
+			continue;
+		x = &xs[todo];
+		which[todo++] = i;
+		x->url = urls[i];
+		x->fd = -1;
+		x->mem = &bufs[i];
+		x->mem_max = max;
+		x->is_page = 1;
+		x->state = XFER_WAITING;
+		x->cond = conditions(cache, urls[i]);
+	}
+	rc = run_all(xs, todo, cache, opt, PAGES_AT_ONCE, err);
+	for (i = 0; i < todo; i++) {
+		xfer *x = &xs[i];
+		ab_page *p = &out[which[i]];
+
+		if (rc < 0) {
+			/* (Interrupted or a local failure: no page is told.) */
+		} else if (x->gave_up || x->state != XFER_DONE) {
+			p->status = x->missing ? AB_PAGE_MISSING : AB_PAGE_FAILED;
+			p->why = ab_xasprintf(_("%s: %s"), x->url, x->errbuf);
+			/* What was kept of a page that is gone is of no use. */
+			if (x->missing && cache)
+				ab_cache_page_forget(cache, x->url);
+		} else {
+			p->status = AB_PAGE_OK;
+			p->len = x->mem->len;
+			p->data = ab_buf_steal(x->mem);
+			p->data[p->len] = '\0';	/* (a retry may have emptied a longer body) */
+			p->url = x->eff_url;
+			x->eff_url = NULL;
+			p->revalidated = x->not_modified;
+			__atomic_fetch_add(x->not_modified ? &pages_revalidated : &pages_fetched, 1,
+					   __ATOMIC_RELAXED);
+			if (cache && is_http_url(x->url) && !x->not_modified) {
+				ab_cache_page_info info = { x->etag, x->last_modified, p->url };
+
+				/* Without a validator there is nothing to ask with. */
+				if (!x->etag && !x->last_modified)
+					ab_cache_page_forget(cache, x->url);
+				else if (ab_cache_page_put(cache, x->url, &info, p->data, p->len, err) < 0)
+					rc = -1;
+			}
+		}
+		curl_slist_free_all(x->cond);
+		free(x->eff_url);
+		free(x->etag);
+		free(x->last_modified);
+		ab_buf_free(x->mem);
+	}
+	if (rc < 0)
+		for (i = 0; i < n; i++)
+			ab_page_clear(&out[i]);
+	free(which);
+	free(bufs);
+	free(xs);
+	return rc;
 }

@@ -963,6 +963,8 @@ struct parser {
 	 * read the whole document in (0 when the failure stands). */
 	enum cut_mode retry;
 	int cuts_guessed;
+	int farm;		/* a farm's build list: builds with a farm_ref may
+				 * come without artifacts (unresolved) */
 };
 
 /* From this many builds on, several threads read the builds array. */
@@ -1204,6 +1206,24 @@ static int read_build(struct parser *P, const json_t *o, ab_build *b, size_t pos
 			b->position = (long long)json_integer_value(v);
 	}
 
+	/* What a farm keeps of a build (farms/farm.h) and how far its
+	 * artifacts were checked; other readers ignore both. */
+	if ((r = get_str(P, o, "farm_ref", &s, &n)) < 0)
+		return -1;
+	if (r && ab_has_control(s, n))
+		return fail(P, "farm_ref", _("must not contain control characters"));
+	if (r)
+		b->farm_ref = ab_arena_strndup(P->arena, s, n);
+	if ((r = get_str(P, o, "farm_trust", &s, &n)) < 0)
+		return -1;
+	if (r && !strcmp(s, "signed"))
+		b->trust = AB_TRUST_SIGNED;
+	else if (r && !strcmp(s, "unverified"))
+		b->trust = AB_TRUST_UNVERIFIED;
+	else if (r && strcmp(s, "digest"))
+		return fail(P, "farm_trust", _("expected \"signed\", \"digest\" or \"unverified\", found \"%.*s\""),
+			    CLIP, s);
+
 	if ((r = get_str(P, o, "status", &s, &n)) < 0)
 		return -1;
 	if (r && !strcmp(s, "failed")) {
@@ -1214,6 +1234,10 @@ static int read_build(struct parser *P, const json_t *o, ab_build *b, size_t pos
 		return fail(P, "status", _("expected \"ok\" or \"failed\", found \"%.*s\""), CLIP, s);
 
 	arts = json_object_get(o, "artifacts");
+	if (P->farm && b->farm_ref && (!arts || (json_is_array(arts) && !json_array_size(arts)))) {
+		b->unresolved = 1;
+		return 0;
+	}
 	if (!arts)
 		return fail(P, "artifacts", _("missing (a build with status \"ok\" needs at least one artifact)"));
 	if (!json_is_array(arts))
@@ -2211,6 +2235,7 @@ static void build_clear(ab_build *b)
 	free(b->commit);
 	free(b->date);
 	free(b->version);
+	free(b->farm_ref);
 	for (j = 0; j < b->nartifacts; j++) {
 		free(b->artifacts[j].url);
 		free(b->artifacts[j].name);
@@ -2274,7 +2299,7 @@ void ab_index_urls_free(char **urls, size_t n)
 /* One reading of the document, the builds array cut as mode says. On a
  * failure *retry may name another mode to read it again in. */
 static ab_index *parse_once(const char *data, size_t len, const char *source_url, ab_error *err,
-			    enum cut_mode mode, enum cut_mode *retry)
+			    enum cut_mode mode, enum cut_mode *retry, int farm)
 {
 	struct parser P = { 0 };
 	ab_index *idx = ab_xcalloc(1, sizeof *idx);
@@ -2292,6 +2317,7 @@ static ab_index *parse_once(const char *data, size_t len, const char *source_url
 	P.err = err;
 	P.idx = idx;
 	P.mode = mode;
+	P.farm = farm;
 	if (!data)
 		len = 0;
 
@@ -2345,15 +2371,47 @@ out:
 	return idx;
 }
 
-ab_index *ab_index_parse(const char *data, size_t len, const char *source_url, ab_error *err)
+static ab_index *parse(const char *data, size_t len, const char *source_url, ab_error *err,
+			int farm)
 {
 	enum cut_mode mode = CUTS_GUESSED, retry = 0;
 	ab_index *idx;
 
-	while (!(idx = parse_once(data, len, source_url, err, mode, &retry)) && retry > mode) {
+	while (!(idx = parse_once(data, len, source_url, err, mode, &retry, farm)) && retry > mode) {
 		ab_error_clear(err);
 		mode = retry;
 		retry = 0;
 	}
 	return idx;
+}
+
+ab_index *ab_index_parse(const char *data, size_t len, const char *source_url, ab_error *err)
+{
+	return parse(data, len, source_url, err, 0);
+}
+
+ab_index *ab_index_parse_farm(const char *data, size_t len, const char *source_url,
+			      ab_error *err)
+{
+	return parse(data, len, source_url, err, 1);
+}
+
+int ab_index_resolve(const ab_index *idx, size_t pos, char **why, ab_error *err)
+{
+	*why = NULL;
+	if (pos >= idx->nbuilds || idx->builds[pos].failed)
+		return 0;
+	/* Set only once the farm filled the build in, under its lock. */
+	if (!__atomic_load_n(&idx->builds[pos].unresolved, __ATOMIC_ACQUIRE) || !idx->resolver)
+		return 0;
+	return idx->resolver(idx->farm, pos, why, err);
+}
+
+const char *ab_trust_name(ab_trust t)
+{
+	switch (t) {
+	case AB_TRUST_SIGNED: return "signed";
+	case AB_TRUST_UNVERIFIED: return "unverified";
+	default: return "digest";
+	}
 }

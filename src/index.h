@@ -112,7 +112,7 @@ ab_index *ab_index_parse_farm(const char *data, size_t len, const char *source_u
  * for a farm's, asks the farm (listings, checksum lists, signatures).
  * 0; 1 with *why (malloc'd) when the build turns out unavailable; -1
  * with err. Safe from several threads. */
-int ab_index_resolve(ab_index *idx, size_t pos, char **why, ab_error *err);
+int ab_index_resolve(const ab_index *idx, size_t pos, char **why, ab_error *err);
 /* The words for a trust level in reports ("signed", ...). */
 const char *ab_trust_name(ab_trust t);
 

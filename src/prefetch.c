@@ -35,6 +35,9 @@ typedef struct worker {
 	pthread_mutex_t lock;	/* guards shown[] and nshown */
 	shown *shown;		/* one per artifact */
 	size_t nshown;
+	const ab_index *resolve;	/* a farm's build not resolved yet: the
+				 * thread resolves it first (its listings) */
+	char *why;		/* why the farm found it unavailable */
 } worker;
 
 struct ab_prefetch {
@@ -81,6 +84,26 @@ static void note_progress(void *ud, const char *url, int64_t now, int64_t total)
 	pthread_mutex_unlock(&w->lock);
 }
 
+/* The worker's own copies of the build's artifacts to fetch. */
+static void fill_items(worker *w, const ab_index *idx, const ab_build *bd)
+{
+	size_t i;
+
+	w->items = ab_xcalloc(bd->nartifacts, sizeof *w->items);
+	w->urls = ab_xcalloc(bd->nartifacts, sizeof *w->urls);
+	w->shas = ab_xcalloc(bd->nartifacts, sizeof *w->shas);
+	w->shown = ab_xcalloc(bd->nartifacts, sizeof *w->shown);
+	for (i = 0; i < bd->nartifacts; i++) {
+		w->urls[i] = ab_xstrdup(bd->artifacts[i].url);
+		w->shas[i] = ab_xstrdup(bd->artifacts[i].sha256);
+		w->items[i].url = w->urls[i];
+		w->items[i].mirrors = ab_index_mirror_urls(idx, &bd->artifacts[i], &w->items[i].nmirrors);
+		w->items[i].sha256 = w->shas[i];
+		w->items[i].size = bd->artifacts[i].size;
+	}
+	w->n = bd->nartifacts;
+}
+
 static void *run_worker(void *arg)
 {
 	worker *w = arg;
@@ -91,6 +114,16 @@ static void *run_worker(void *arg)
 	/* Signals are the foreground's to see. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	if (w->resolve) {
+		const ab_build *bd = &w->resolve->builds[w->key];
+
+		if (ab_index_resolve(w->resolve, w->key, &w->why, &w->err) != 0 ||
+		    ab_cancelled(&w->cancel) || !bd->nartifacts)
+			goto out;
+		pthread_mutex_lock(&w->lock);
+		fill_items(w, w->resolve, bd);
+		pthread_mutex_unlock(&w->lock);
+	}
 	if (ab_fetch_artifacts(w->cache, &w->opt, &quiet, w->items, w->n, &w->err) < 0)
 		goto out;
 	for (i = 0; i < w->n; i++)
@@ -119,6 +152,7 @@ static void free_worker(worker *w)
 	free(w->urls);
 	free(w->shas);
 	free(w->shown);
+	free(w->why);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
 }
@@ -152,7 +186,7 @@ void ab_prefetch_start(ab_prefetch *p, size_t key, const ab_index *idx, const ab
 	worker *w;
 	size_t i, slot = MAX_WORKERS, missing = 0;
 
-	if (bd->failed || !bd->nartifacts)
+	if (bd->failed || (!bd->nartifacts && !bd->unresolved))
 		return;
 	for (i = 0; i < MAX_WORKERS; i++) {
 		if (p->w[i] && p->w[i]->key == key)
@@ -165,7 +199,7 @@ void ab_prefetch_start(ab_prefetch *p, size_t key, const ab_index *idx, const ab
 	for (i = 0; i < bd->nartifacts; i++)
 		if (!ab_cache_has(p->cache, bd->artifacts[i].sha256))
 			missing++;
-	if (!missing && !p->ready)
+	if (!missing && !p->ready && !bd->unresolved)
 		return;
 	w = ab_xcalloc(1, sizeof *w);
 	w->key = key;
@@ -175,20 +209,11 @@ void ab_prefetch_start(ab_prefetch *p, size_t key, const ab_index *idx, const ab
 	w->ready = p->ready;
 	w->ready_ud = p->ready_ud;
 	w->stage = AB_PREFETCH_FETCHING;
-	w->n = bd->nartifacts;
-	w->items = ab_xcalloc(w->n, sizeof *w->items);
-	w->urls = ab_xcalloc(w->n, sizeof *w->urls);
-	w->shas = ab_xcalloc(w->n, sizeof *w->shas);
-	w->shown = ab_xcalloc(w->n, sizeof *w->shown);
 	pthread_mutex_init(&w->lock, NULL);
-	for (i = 0; i < w->n; i++) {
-		w->urls[i] = ab_xstrdup(bd->artifacts[i].url);
-		w->shas[i] = ab_xstrdup(bd->artifacts[i].sha256);
-		w->items[i].url = w->urls[i];
-		w->items[i].mirrors = ab_index_mirror_urls(idx, &bd->artifacts[i], &w->items[i].nmirrors);
-		w->items[i].sha256 = w->shas[i];
-		w->items[i].size = bd->artifacts[i].size;
-	}
+	if (bd->unresolved)
+		w->resolve = idx;
+	else
+		fill_items(w, idx, bd);
 	if (pthread_create(&w->thread, NULL, run_worker, w) != 0) {
 		free_worker(w);	/* no thread: the foreground fetches it itself */
 		return;
@@ -266,6 +291,11 @@ int ab_prefetch_wait(ab_prefetch *p, size_t key, char **reason, const ab_fetch_c
 			continue;
 		watch(p, w, show);
 		pthread_join(w->thread, NULL);
+		if (w->why) {
+			*reason = w->why;
+			w->why = NULL;
+			rc = 1;
+		}
 		for (j = 0; j < w->n; j++) {
 			if (w->items[j].status == AB_FETCH_UNAVAILABLE && !rc) {
 				const char *slash = strrchr(w->urls[j], '/');

@@ -323,25 +323,31 @@ static void nap(void)
 	nanosleep(&ts, NULL);
 }
 
-/* TERM to the group, KILL after grace; reaps the leader. */
+/* TERM to the group, KILL after grace; reaps the leader. The grace is
+ * the whole group's: a probe's trap (cancelling a lab job, say) may run
+ * on after the shell that leads the group is gone. */
 static int stop_group(pid_t pid, double grace, const char *token)
 {
 	double until = ab_now() + grace;
-	int ws = 0;
+	int ws = 0, reaped = 0;
 
 	kill(-pid, SIGTERM);
 	while (ab_now() < until) {
-		pid_t r = waitpid(pid, &ws, WNOHANG);
-		if (r == pid)
-			goto reaped;
-		if (r < 0 && errno != EINTR)
-			return 0;
+		if (!reaped) {
+			pid_t r = waitpid(pid, &ws, WNOHANG);
+
+			if (r == pid || (r < 0 && errno != EINTR))
+				reaped = 1;
+		}
+		/* No process left in the group: done before the grace ends. */
+		if (reaped && kill(-pid, 0) < 0 && errno == ESRCH)
+			goto done;
 		nap();
 	}
 	kill(-pid, SIGKILL);
-	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+	while (!reaped && waitpid(pid, &ws, 0) < 0 && errno == EINTR)
 		;
-reaped:
+done:
 	/* Whatever the probe left behind in its group, or outside it, goes too. */
 	kill(-pid, SIGKILL);
 	sweep(token);

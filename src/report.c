@@ -74,6 +74,79 @@ static json_t *build_ref(const ab_bisect *b, size_t idx)
 	return o;
 }
 
+/* ---- trust: how far the tested builds were checked ---- */
+
+/* Whether the report speaks of trust: for a farm's builds, or an index
+ * that says how its builds were checked; an index v1 is its own root. */
+static int speaks_of_trust(const ab_bisect *b)
+{
+	size_t i;
+
+	if (b->index->resolver)
+		return 1;
+	for (i = 0; i < b->nsteps; i++)
+		if (b->index->builds[b->steps[i].index].trust != AB_TRUST_DIGEST)
+			return 1;
+	return 0;
+}
+
+/* The weakest check any downloaded build had, and how many were not
+ * verified at all. */
+static ab_trust weakest_trust(const ab_bisect *b, size_t *unverified)
+{
+	int seen = 0, level = 2;	/* 2 signed, 1 digest, 0 unverified */
+	size_t i, j;
+
+	*unverified = 0;
+	for (i = 0; i < b->nsteps; i++) {
+		const ab_build *bd = &b->index->builds[b->steps[i].index];
+		int l;
+
+		if (!bd->nartifacts)
+			continue;
+		for (j = 0; j < i; j++)
+			if (b->steps[j].index == b->steps[i].index)
+				break;
+		if (j < i)
+			continue;
+		l = bd->trust == AB_TRUST_SIGNED ? 2 : bd->trust == AB_TRUST_DIGEST ? 1 : 0;
+		if (!l)
+			(*unverified)++;
+		if (l < level)
+			level = l;
+		seen = 1;
+	}
+	if (!seen)
+		return AB_TRUST_DIGEST;
+	return level == 2 ? AB_TRUST_SIGNED : level == 1 ? AB_TRUST_DIGEST : AB_TRUST_UNVERIFIED;
+}
+
+static int downloaded_any(const ab_bisect *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nsteps; i++)
+		if (b->index->builds[b->steps[i].index].nartifacts)
+			return 1;
+	return 0;
+}
+
+/* One sentence on it (translated), or NULL when there is nothing to say. */
+const char *ab_report_trust_sentence(const ab_bisect *b, size_t *unverified)
+{
+	ab_trust t;
+
+	*unverified = 0;
+	if (!speaks_of_trust(b) || !downloaded_any(b))
+		return NULL;
+	t = weakest_trust(b, unverified);
+	if (t == AB_TRUST_SIGNED)
+		return _("Every build downloaded was checked against a signature by a key in the keyring.");
+	if (t == AB_TRUST_DIGEST)
+		return _("The builds were checked for integrity (sha256 from the farm's checksum lists, or an RPM's own digests), not authenticity: pass --keyring with the farm's signing key to check its signatures.");
+	return _("WARNING: some builds were not verified at all (--allow-unverified); they are marked unverified.");
+}
+
 /* ---- --check-bounds ----
  * What the check of the ends said, in one line. Ids and reasons come
  * from the index and the network: they go through esc (the terminal's
@@ -210,6 +283,7 @@ json_t *ab_report_json(const ab_bisect *b)
 	size_t lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine), i;
 	json_t *o = json_object(), *cands = json_array(), *steps = json_array();
 	char *cmp = compare_url(b, lo, hi);
+	int trust = speaks_of_trust(b);
 
 	json_object_set_new(o, "result", json_string(result_name(b->result)));
 	json_object_set_new(o, "terms", json_pack("{s:s, s:s}", "old", ab_bisect_old_term(b),
@@ -236,9 +310,29 @@ json_t *ab_report_json(const ab_bisect *b)
 		if (s->bound)
 			json_object_set_new(js, "bound",
 					    json_string(s->index == b->old_end ? "old" : "new"));
+		if (trust && b->index->builds[s->index].nartifacts)
+			json_object_set_new(js, "trust",
+					    json_string(ab_trust_name(b->index->builds[s->index].trust)));
 		json_array_append_new(steps, js);
 	}
 	json_object_set_new(o, "steps", steps);
+	if (trust && downloaded_any(b)) {
+		size_t unverified;
+		ab_trust t = weakest_trust(b, &unverified);
+		json_t *ids = json_array();
+
+		for (i = 0; i < b->nsteps; i++) {
+			const ab_build *bd = &b->index->builds[b->steps[i].index];
+			size_t j;
+
+			for (j = 0; j < i && b->steps[j].index != b->steps[i].index; j++)
+				;
+			if (j == i && bd->nartifacts && bd->trust == AB_TRUST_UNVERIFIED)
+				json_array_append_new(ids, json_string(bd->id));
+		}
+		json_object_set_new(o, "trust", json_pack("{s:s, s:o}", "level", ab_trust_name(t),
+							  "unverified", ids));
+	}
 	json_bounds(o, b);
 	json_object_set_new(o, "tested", json_integer(b->tested));
 	json_object_set_new(o, "builds", json_integer((json_int_t)b->index->nbuilds));
@@ -374,6 +468,23 @@ char *ab_report_text(const ab_bisect *b)
 	if (ab_bisect_waited(b) >= 0)
 		ab_buf_printf(&out, _("Waited %.1f s in all for builds to be downloaded, checked and unpacked.\n"),
 			      ab_bisect_waited(b));
+	{
+		size_t unverified;
+		const char *t = ab_report_trust_sentence(b, &unverified);
+
+		if (t)
+			ab_buf_printf(&out, "%s\n", t);
+		for (i = 0; unverified && i < b->nsteps; i++) {
+			const ab_build *bd = &b->index->builds[b->steps[i].index];
+
+			if (bd->nartifacts && bd->trust == AB_TRUST_UNVERIFIED) {
+				char *id = ab_esc_term(bd->id);
+
+				ab_buf_printf(&out, _("  unverified: %s\n"), id);
+				free(id);
+			}
+		}
+	}
 	bounds_line(&out, b, esc_term, 0);
 	for (i = 0; i < b->nsteps; i++) {
 		const ab_step *s = &b->steps[i];
@@ -569,7 +680,14 @@ char *ab_report_markdown(const ab_bisect *b)
 		snprintf(num, sizeof num, "%zu", i + 1);
 		ab_buf_puts(&out, "|");
 		md_cell(&out, num);
-		md_cell(&out, b->index->builds[s->index].id);
+		if (b->index->builds[s->index].trust == AB_TRUST_UNVERIFIED &&
+		    b->index->builds[s->index].nartifacts) {
+			char *id = ab_xasprintf(_("%s (unverified)"), b->index->builds[s->index].id);
+			md_cell(&out, id);
+			free(id);
+		} else {
+			md_cell(&out, b->index->builds[s->index].id);
+		}
 		md_cell(&out, ab_term_name(s->verdict));
 		if (s->reason) {
 			char *by = ab_xasprintf("%s: %s", ab_by_name(s->by), s->reason);
@@ -588,6 +706,13 @@ char *ab_report_markdown(const ab_bisect *b)
 			      PACKAGE_VERSION, src, b->index->nbuilds, b->tested,
 			      fix ? _(", looking for the fix") : "");
 		free(src);
+	}
+	{
+		size_t unverified;
+		const char *t = ab_report_trust_sentence(b, &unverified);
+
+		if (t)
+			ab_buf_printf(&out, "\n%s\n", t);
 	}
 	/* Read by a bot at the start of a line: object names or escaped ids. */
 	if (found && !fix && is_linux(b->index)) {

@@ -21,6 +21,10 @@ char *ab_report_text(const ab_bisect *b);
  * compare URL, the git commands that narrow it further, the steps, and
  * for Linux a "#regzbot introduced:" line. Caller frees. */
 char *ab_report_markdown(const ab_bisect *b);
+/* How far the tested builds were checked, in one translated sentence
+ * (NULL for an index v1 that says nothing of it); *unverified counts
+ * the builds taken with nothing to check them against. */
+const char *ab_report_trust_sentence(const ab_bisect *b, size_t *unverified);
 
 /* The exit status the contract gives this result. */
 int ab_report_exit_status(const ab_bisect *b);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "escape.h"
 #include "i18n.h"
+#include "report.h"
 #include "report_html.h"
 #include "sysinstall.h"
 #include "util.h"
@@ -436,7 +437,11 @@ static void put_steps(ab_buf *out, const ab_bisect *b)
 
 		ab_buf_printf(out, "<tr data-verdict=\"%s\"><td>%zu</td><td><code>", step_verdict(s), i + 1);
 		esc(out, b->index->builds[s->index].id);
-		ab_buf_printf(out, "</code></td><td>%s</td><td>%s", step_verdict(s), ab_by_name(s->by));
+		ab_buf_puts(out, "</code>");
+		if (b->index->builds[s->index].nartifacts &&
+		    b->index->builds[s->index].trust == AB_TRUST_UNVERIFIED)
+			ab_buf_printf(out, " <span class=\"unverified\">%s</span>", _("unverified"));
+		ab_buf_printf(out, "</td><td>%s</td><td>%s", step_verdict(s), ab_by_name(s->by));
 		if (s->reason) {
 			ab_buf_puts(out, ": ");
 			ab_esc_html_to(out, s->reason);
@@ -449,6 +454,13 @@ static void put_steps(ab_buf *out, const ab_bisect *b)
 		ab_buf_puts(out, "</td></tr>\n");
 	}
 	ab_buf_puts(out, "</table></div>\n");
+	{
+		size_t unverified;
+		const char *t = ab_report_trust_sentence(b, &unverified);
+
+		if (t)
+			ab_buf_printf(out, "<p id=\"trust\">%s</p>\n", t);
+	}
 }
 
 /* The heading, also the page's title: what was bisected, and where. */

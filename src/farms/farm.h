@@ -9,7 +9,7 @@
  *
  *   farms/mainline.c  kernel.ubuntu.com/mainline: vX.Y[.Z][-rcN]/ARCH/
  *   farms/archive.c   the Arch Linux Archive: NAME-VER-REL-ARCH.pkg.tar.*
- *   farms/koji.c      Koji: NAME/VERSION/RELEASE/ARCH/*.rpm
+ *   farms/koji.c      Koji: NAME/VERSION/RELEASE/ARCH/NAME-...rpm
  *   farms/sumtree.c   any tree of builds with SHA256SUMS or FILE.sha256
  *
  * Owns the farm's listings, checksum lists and signatures, read through
@@ -57,6 +57,11 @@ typedef struct ab_farm_options {
 	const ab_fetch_options *fetch;
 	const ab_fetch_callbacks *cb;
 	ab_cache *cache;		/* listings and artifacts */
+	const struct ab_rpm_keyring *rpm_keyring;	/* --keyring as librpm
+					 * reads it, for AB_CHECK_RPM; NULL: none */
+	const char *top_page;		/* the top listing's bytes when the caller
+					 * has them already (NULL: fetched) */
+	size_t top_len;
 } ab_farm_options;
 
 /* What a layout hands back for one build. At most AB_FARM_MAX_ARTS
@@ -73,6 +78,9 @@ typedef struct ab_farm_resolved {
 	ab_farm_art arts[AB_FARM_MAX_ARTS];
 	size_t n;
 	ab_trust trust;		/* the weakest of its artifacts' */
+	bool failed;		/* with 1: the farm says it could not make
+				 * this build (a status file, no image for the
+				 * arch): a failed build, not an unavailable one */
 } ab_farm_resolved;
 
 typedef struct ab_farm_layout {
@@ -115,8 +123,28 @@ ab_index *ab_farm_index(ab_farm *f);
  * their artifacts, the others by farm_ref), for the session's snapshot
  * and for `artbisect index URL`. Caller frees. */
 char *ab_farm_snapshot(ab_farm *f);
+/* Whether a session's index snapshot is a farm's (ab_farm_snapshot). */
+bool ab_farm_is_snapshot(const char *data, size_t len);
+/* "mainline", "arch", "koji" or "sums". */
+const char *ab_farm_layout_name(const ab_farm *f);
+/* Whether signatures are checked with keys a Debian package installed
+ * (no --keyring was given). */
+bool ab_farm_keys_default(const ab_farm *f);
+/* Resolves every build and gives the index v1 document of the farm
+ * (`artbisect index URL`): sha256s from what was verified, builds that
+ * cannot be resolved as "status": "failed" with the reason in
+ * "farm_note". each (may be NULL) hears of every build. NULL with err
+ * when nothing can go on. Caller frees. */
+typedef void (*ab_farm_progress_fn)(void *ud, size_t i, size_t n, const char *id, const char *why);
+char *ab_farm_export(ab_farm *f, ab_farm_progress_fn each, void *ud, ab_error *err);
+/* The cache that verified downloads go to, once it is open, and the
+ * fetch options of the run (which count the bytes downloaded); fetch
+ * NULL keeps the options given at open. */
+void ab_farm_set_cache(ab_farm *f, ab_cache *cache, const ab_fetch_options *fetch);
+/* How many builds were resolved so far (a snapshot is due when it moved). */
+size_t ab_farm_resolved_count(const ab_farm *f);
 /* Listing pages read so far: fetched anew, and revalidated unchanged. */
-void ab_farm_pages_read(const ab_farm *f, size_t *fetched, size_t *revalidated);
+void ab_farm_pages_read(ab_farm *f, size_t *fetched, size_t *revalidated);
 
 /* ---- services for layouts ---- */
 

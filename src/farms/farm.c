@@ -1,0 +1,795 @@
+/* farm.c - see farm.h: opening a farm, lazy resolution, the snapshot,
+ * and the services layouts use (listings, texts, checksum lists,
+ * verified downloads). */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "digest.h"
+#include "farms/farm.h"
+#include "farms/names.h"
+#include "farms/openpgp.h"
+#include "i18n.h"
+#include "rpmpkg.h"
+#include "util.h"
+
+/* A signature or a status file is small. */
+#define SIG_MAX_BYTES (64u << 10)
+
+struct ab_farm {
+	ab_farm_options o;	/* strings and arrays are the farm's copies */
+	char **owned;
+	size_t nowned;
+	const ab_farm_layout *layout;
+	char *url;		/* the top directory, ending in '/' */
+	json_t *doc;		/* the index v1 document of what is known */
+	json_t *builds;		/* its builds array (borrowed) */
+	ab_index *idx;
+	pthread_mutex_t lock;	/* resolution, the document, the counters */
+	ab_pgp *pgp;		/* NULL: no keyring */
+	int keyrings_default;	/* the keys came from a Debian package */
+	struct made { ab_artifact *a; size_t n; } *arts;	/* what resolution made */
+	size_t narts;
+	size_t fetched, revalidated;
+	size_t nfailed;		/* builds the farm turned out not to have made */
+};
+
+static const ab_farm_layout *const layouts[] = {
+	&ab_farm_mainline, &ab_farm_archive, &ab_farm_koji, &ab_farm_sumtree,
+};
+#define NLAYOUTS (sizeof layouts / sizeof layouts[0])
+
+static const char *own(ab_farm *f, const char *s)
+{
+	if (!s)
+		return NULL;
+	f->owned = ab_xrealloc(f->owned, (f->nowned + 1) * sizeof *f->owned);
+	return f->owned[f->nowned++] = ab_xstrdup(s);
+}
+
+static const char *const *own_list(ab_farm *f, const char *const *v, size_t n)
+{
+	const char **copy;
+	size_t i;
+
+	if (!n)
+		return NULL;
+	copy = ab_xcalloc(n, sizeof *copy);
+	for (i = 0; i < n; i++)
+		copy[i] = own(f, v[i]);
+	f->owned = ab_xrealloc(f->owned, (f->nowned + 1) * sizeof *f->owned);
+	f->owned[f->nowned++] = (char *)copy;
+	return copy;
+}
+
+const ab_farm_options *ab_farm_opts(const ab_farm *f)
+{
+	return &f->o;
+}
+
+static struct utsname host;
+
+static void read_host(void)
+{
+	if (uname(&host) < 0)
+		snprintf(host.machine, sizeof host.machine, "x86_64");
+}
+
+const char *ab_farm_host_arch(const char *style)
+{
+	static const struct { const char *uname, *deb; } names[] = {
+		{ "x86_64", "amd64" }, { "aarch64", "arm64" }, { "armv7l", "armhf" },
+		{ "i686", "i386" }, { "i586", "i386" }, { "ppc64le", "ppc64el" },
+	};
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	size_t i;
+
+	pthread_once(&once, read_host);
+	if (style && !strcmp(style, "deb"))
+		for (i = 0; i < sizeof names / sizeof names[0]; i++)
+			if (!strcmp(host.machine, names[i].uname))
+				return names[i].deb;
+	return host.machine;
+}
+
+/* ---- pages ---- */
+
+/* Reads n pages at once through the fetch engine, kept in the cache
+ * with their validators (a second run only revalidates). -1 with err
+ * when nothing can go on. */
+static int get_pages(ab_farm *f, const char *const *urls, size_t n, size_t max, ab_page *out,
+		     int listings, ab_error *err)
+{
+	size_t i, fetched = 0, revalidated = 0;
+
+	if (ab_fetch_pages(f->o.cache, f->o.fetch, urls, n, max, out, err) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (out[i].status != AB_PAGE_OK)
+			continue;
+		if (out[i].revalidated)
+			revalidated++;
+		else
+			fetched++;
+	}
+	if (!listings)
+		return 0;	/* the figures are of listing pages */
+	pthread_mutex_lock(&f->lock);
+	f->fetched += fetched;
+	f->revalidated += revalidated;
+	pthread_mutex_unlock(&f->lock);
+	return 0;
+}
+
+/* Reads url into memory: 0, 1 when the server says it is not there,
+ * -1 with err (the message names url). */
+static int get_page(ab_farm *f, const char *url, size_t max, char **data, size_t *len,
+		    ab_error *err)
+{
+	ab_page pg;
+	int rc;
+
+	*data = NULL;
+	*len = 0;
+	memset(&pg, 0, sizeof pg);
+	if (get_pages(f, &url, 1, max, &pg, 0, err) < 0)
+		return -1;
+	if (pg.status == AB_PAGE_OK) {
+		*data = pg.data;
+		*len = pg.len;
+		pg.data = NULL;
+		rc = 0;
+	} else if (pg.status == AB_PAGE_MISSING) {
+		rc = 1;
+	} else {
+		ab_error_set(err, AB_EXIT_USAGE, "%s", pg.why ? pg.why : url);
+		rc = -1;
+	}
+	ab_page_clear(&pg);
+	return rc;
+}
+
+/* The listing in a page that was read. */
+static ab_listing *page_listing(const ab_page *pg, ab_error *err)
+{
+	return ab_listing_parse(pg->data, pg->len, pg->url ? pg->url : "", err);
+}
+
+ab_listing *ab_farm_listing(ab_farm *f, const char *url, bool *missing, ab_error *err)
+{
+	ab_page pg;
+	ab_listing *l = NULL;
+
+	*missing = false;
+	memset(&pg, 0, sizeof pg);
+	if (get_pages(f, &url, 1, AB_LISTING_MAX_BYTES, &pg, 1, err) < 0)
+		return NULL;
+	if (pg.status == AB_PAGE_OK)
+		l = page_listing(&pg, err);
+	else if (pg.status == AB_PAGE_MISSING)
+		*missing = true;
+	else
+		ab_error_set(err, AB_EXIT_USAGE, "%s", pg.why ? pg.why : url);
+	ab_page_clear(&pg);
+	return l;
+}
+
+int ab_farm_listings(ab_farm *f, const char *const *urls, size_t n, ab_listing **out,
+		     char **why, ab_error *err)
+{
+	ab_page *pg = ab_xcalloc(n ? n : 1, sizeof *pg);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[i] = NULL;
+		why[i] = NULL;
+	}
+	if (get_pages(f, urls, n, AB_LISTING_MAX_BYTES, pg, 1, err) < 0) {
+		free(pg);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		ab_error e = {0};
+
+		if (pg[i].status == AB_PAGE_OK && !(out[i] = page_listing(&pg[i], &e)))
+			why[i] = ab_xstrdup(e.msg);
+		else if (pg[i].status == AB_PAGE_MISSING)
+			why[i] = ab_xasprintf(_("%s: not found (HTTP 404)"), urls[i]);
+		else if (pg[i].status != AB_PAGE_OK)
+			why[i] = ab_xstrdup(pg[i].why ? pg[i].why : urls[i]);
+		ab_page_clear(&pg[i]);
+	}
+	free(pg);
+	return 0;
+}
+
+int ab_farm_text(ab_farm *f, const char *url, size_t max, char **data, size_t *len,
+		 ab_error *err)
+{
+	return get_page(f, url, max, data, len, err);
+}
+
+/* ---- trust ---- */
+
+static bool is_clearsigned(const char *data, size_t len)
+{
+	static const char head[] = "-----BEGIN PGP SIGNED MESSAGE-----";
+
+	return len >= sizeof head - 1 && !memcmp(data, head, sizeof head - 1);
+}
+
+int ab_farm_sums(ab_farm *f, const char *sums_url, const char *const *sig_urls,
+		 size_t nsig, const char *lone_name, ab_sums **out, ab_trust *trust, char **why,
+		 ab_error *err)
+{
+	char *data = NULL, *sig = NULL, *plain = NULL;
+	size_t len = 0, siglen = 0, plain_len = 0, i;
+	const char *sig_url = NULL;
+	ab_error e = {0};
+	int rc;
+
+	*out = NULL;
+	*why = NULL;
+	*trust = AB_TRUST_DIGEST;
+	rc = ab_farm_text(f, sums_url, AB_SUMS_MAX_BYTES, &data, &len, err);
+	if (rc == 1) {
+		*why = ab_xasprintf(_("%s: no checksum list (HTTP 404)"), sums_url);
+		return 1;
+	}
+	if (rc < 0)
+		return -1;
+	if (is_clearsigned(data, len)) {
+		if (!f->pgp) {
+			*why = ab_xasprintf(_("%s is clear-signed and no keyring was given to check it: pass --keyring FILE"),
+					    sums_url);
+			goto fail;
+		}
+		if (ab_pgp_verify_clearsigned(f->pgp, data, len, sums_url, &plain, &plain_len, why) != 0)
+			goto fail;
+		free(data);
+		data = plain;
+		len = plain_len;
+		*trust = AB_TRUST_SIGNED;
+	} else if (f->pgp) {
+		for (i = 0; i < nsig && !sig; i++) {
+			rc = ab_farm_text(f, sig_urls[i], SIG_MAX_BYTES, &sig, &siglen, err);
+			if (rc < 0)
+				goto error;
+			if (rc == 0)
+				sig_url = sig_urls[i];
+		}
+		if (!sig) {
+			*why = ab_xasprintf(_("%s has no signature (looked for %s) and --keyring asks for one"),
+					    sums_url, nsig ? sig_urls[0] : "-");
+			goto fail;
+		}
+		if (ab_pgp_verify(f->pgp, data, len, sig, siglen, sig_url, NULL, 0, why) != 0)
+			goto fail;
+		*trust = AB_TRUST_SIGNED;
+	}
+	*out = ab_sums_parse(data, len, sums_url, lone_name, &e);
+	if (!*out) {
+		*why = ab_xstrdup(e.msg);
+		goto fail;
+	}
+	free(data);
+	free(sig);
+	return 0;
+fail:
+	free(data);
+	free(sig);
+	return 1;
+error:
+	free(data);
+	free(sig);
+	return -1;
+}
+
+/* How a download of unknown digest is checked before it becomes a
+ * cache entry (the fetch engine's check hook). */
+typedef struct verify_ctx {
+	ab_farm *f;
+	ab_farm_check check;
+	const char *sig;	/* the detached signature, or NULL */
+	size_t siglen;
+	const char *url;
+	ab_trust trust;		/* out */
+} verify_ctx;
+
+static int verify_download(void *ud, const char *path, const char *sha256, char **why)
+{
+	verify_ctx *v = ud;
+	char *reason = NULL;
+	ab_error e = {0};
+	int fd, rc;
+
+	(void)sha256;
+	if (v->check == AB_CHECK_DETACHED_SIG) {
+		if (!v->sig) {
+			v->trust = AB_TRUST_UNVERIFIED;
+			return 0;
+		}
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			*why = ab_xasprintf("%s: %s", path, strerror(errno));
+			return 1;
+		}
+		rc = ab_pgp_verify_fd(v->f->pgp, fd, v->sig, v->siglen, v->url, NULL, 0, why);
+		close(fd);
+		v->trust = AB_TRUST_SIGNED;
+		return rc;
+	}
+	switch (ab_rpm_verify(path, v->f->o.rpm_keyring, &reason, &e)) {
+	case AB_RPM_OK:
+		v->trust = v->f->o.rpm_keyring ? AB_TRUST_SIGNED : AB_TRUST_DIGEST;
+		return 0;
+	case AB_RPM_REFUSED:
+		*why = ab_xstrdup(reason ? reason : "?");
+		break;
+	default:
+		*why = ab_xstrdup(e.msg);
+	}
+	free(reason);
+	return 1;
+}
+
+int ab_farm_fetch_verified(ab_farm *f, const char *url, int64_t size, ab_farm_check check,
+			   const char *sig_url, char sha256[65], ab_trust *trust, char **why,
+			   ab_error *err)
+{
+	static const ab_fetch_callbacks quiet = { NULL, NULL, NULL };
+	char *sig = NULL;
+	size_t siglen = 0;
+	verify_ctx v = { f, check, NULL, 0, url, AB_TRUST_DIGEST };
+	ab_fetch_item it;
+	int rc;
+
+	*why = NULL;
+	sha256[0] = 0;
+	*trust = AB_TRUST_DIGEST;
+	if (!f->o.cache) {
+		ab_error_set(err, AB_EXIT_FAILURE, "%s", _("no cache to download into"));
+		return -1;
+	}
+	if (check == AB_CHECK_DETACHED_SIG && !sig_url && !f->o.allow_unverified) {
+		*why = ab_xasprintf(_("%s has no signature beside it"), url);
+		return 1;
+	}
+	if (check == AB_CHECK_DETACHED_SIG && sig_url && !f->pgp && !f->o.allow_unverified) {
+		*why = ab_xasprintf(_("%s: nothing to check it against: pass --keyring FILE with the farm's signing keys, or --allow-unverified"),
+				    url);
+		return 1;
+	}
+	if (check == AB_CHECK_DETACHED_SIG && sig_url && f->pgp) {
+		rc = ab_farm_text(f, sig_url, SIG_MAX_BYTES, &sig, &siglen, err);
+		if (rc == 1)
+			*why = ab_xasprintf(_("%s: not found (HTTP 404)"), sig_url);
+		if (rc != 0)
+			return rc;
+		v.sig = sig;
+		v.siglen = siglen;
+	}
+	memset(&it, 0, sizeof it);
+	it.url = url;
+	it.size = size;
+	it.check = verify_download;
+	it.check_ud = &v;
+	rc = ab_fetch_artifacts(f->o.cache, f->o.fetch, f->o.cb ? f->o.cb : &quiet, &it, 1, err);
+	if (rc == 0 && it.status == AB_FETCH_OK) {
+		memcpy(sha256, it.got_sha256, 65);
+		*trust = v.trust;
+	} else if (rc == 0) {
+		*why = ab_xasprintf("%s: %s", url, it.reason ? it.reason : "?");
+		rc = 1;
+	}
+	free(it.path);
+	free(it.reason);
+	free(sig);
+	return rc;
+}
+
+/* ---- resolution ---- */
+
+static void put_artifacts(ab_farm *f, size_t pos, const ab_farm_resolved *r)
+{
+	ab_build *bd = &f->idx->builds[pos];
+	ab_artifact *arts = ab_xcalloc(r->n, sizeof *arts);
+	json_t *obj = json_array_get(f->builds, pos), *ja = json_array();
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		ab_artifact *a = &arts[i];
+		size_t slen;
+
+		a->url = ab_xstrdup(r->arts[i].url);
+		memcpy(a->sha256, r->arts[i].sha256, 65);
+		a->size = r->arts[i].size;
+		a->filename = ab_index_label(a->url);
+		if (ab_artifact_type_guess(a->filename, &a->type, &slen) < 0)
+			a->type = AB_ART_FILE;
+		json_t *o = json_pack("{s:s, s:s, s:s}", "url", a->url, "sha256", a->sha256,
+				      "type", ab_artifact_type_name(a->type));
+		if (a->size >= 0)
+			json_object_set_new(o, "size", json_integer(a->size));
+		json_array_append_new(ja, o);
+	}
+	f->arts = ab_xrealloc(f->arts, (f->narts + 1) * sizeof *f->arts);
+	f->arts[f->narts].a = arts;
+	f->arts[f->narts++].n = r->n;
+	bd->artifacts = arts;
+	bd->nartifacts = r->n;
+	bd->trust = (unsigned char)r->trust;
+	json_object_set_new(obj, "artifacts", ja);
+	json_object_set_new(obj, "farm_trust", json_string(ab_trust_name(r->trust)));
+	__atomic_store_n(&bd->unresolved, 0, __ATOMIC_RELEASE);
+}
+
+static int resolve(void *farm, size_t pos, char **why, ab_error *err)
+{
+	ab_farm *f = farm;
+	ab_farm_resolved r;
+	size_t i;
+	int rc = 0;
+
+	memset(&r, 0, sizeof r);
+	pthread_mutex_lock(&f->lock);
+	if (f->idx->builds[pos].unresolved) {
+		pthread_mutex_unlock(&f->lock);
+		rc = f->layout->resolve(f, &f->idx->builds[pos], &r, why, err);
+		pthread_mutex_lock(&f->lock);
+		if (rc == 0 && !r.n) {
+			*why = ab_xasprintf(_("%s: no artifacts for this build"),
+					    f->idx->builds[pos].farm_ref ? f->idx->builds[pos].farm_ref : f->url);
+			rc = 1;
+		}
+		if (rc == 0 && f->idx->builds[pos].unresolved)
+			put_artifacts(f, pos, &r);
+		if (rc == 1 && r.failed && !f->idx->builds[pos].failed) {
+			json_t *obj = json_array_get(f->builds, pos);
+
+			f->idx->builds[pos].failed = 1;
+			json_object_set_new(obj, "status", json_string("failed"));
+			json_object_set_new(obj, "farm_note", json_string(*why ? *why : ""));
+			__atomic_add_fetch(&f->nfailed, 1, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	for (i = 0; i < r.n; i++)
+		free(r.arts[i].url);
+	return rc;
+}
+
+/* ---- opening ---- */
+
+static ab_farm *farm_new(const ab_farm_options *o)
+{
+	ab_farm *f = ab_xcalloc(1, sizeof *f);
+
+	f->o = *o;
+	f->o.url = own(f, o->url);
+	f->o.layout = own(f, o->layout);
+	f->o.arch = own(f, o->arch);
+	f->o.flavour = own(f, o->flavour);
+	f->o.packages = own_list(f, o->packages, o->npackages);
+	f->o.keyrings = own_list(f, o->keyrings, o->nkeyrings);
+	f->o.good = own(f, o->good);
+	f->o.bad = own(f, o->bad);
+	f->o.top_page = NULL;
+	f->o.top_len = 0;
+	pthread_mutex_init(&f->lock, NULL);
+	return f;
+}
+
+static const ab_farm_layout *layout_named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NLAYOUTS; i++)
+		if (!strcmp(layouts[i]->name, name))
+			return layouts[i];
+	return NULL;
+}
+
+/* The keys to check signatures with: --keyring, or those a Debian
+ * package installs for this layout. 0, -1 with err. */
+static int open_keys(ab_farm *f, ab_error *err)
+{
+	const char *const *files = f->o.keyrings;
+	size_t n = f->o.nkeyrings;
+
+	if (!n) {
+		files = ab_pgp_default_keyrings(f->layout->name, &n);
+		f->keyrings_default = n > 0;
+	}
+	if (!n)
+		return 0;
+	f->pgp = ab_pgp_open(files, n, err);
+	return f->pgp ? 0 : -1;
+}
+
+/* The farm's document around the builds its layout listed. */
+static void make_doc(ab_farm *f, json_t *builds)
+{
+	json_t *farm = json_pack("{s:s, s:s}", "layout", f->layout->name, "url", f->url);
+	json_t *pk = json_array();
+	size_t i;
+
+	if (f->o.arch)
+		json_object_set_new(farm, "arch", json_string(f->o.arch));
+	if (f->o.flavour)
+		json_object_set_new(farm, "flavour", json_string(f->o.flavour));
+	for (i = 0; i < f->o.npackages; i++)
+		json_array_append_new(pk, json_string(f->o.packages[i]));
+	json_object_set_new(farm, "packages", pk);
+	f->doc = json_object();
+	json_object_set_new(f->doc, "farm", farm);	/* first: ab_farm_is_snapshot */
+	json_object_set_new(f->doc, "format", json_string("artbisect-index"));
+	json_object_set_new(f->doc, "version", json_integer(1));
+	json_object_set_new(f->doc, "name", json_string(f->url));
+	json_object_set_new(f->doc, "builds", builds);
+	f->builds = builds;
+}
+
+/* Parses the document into the index the bisection uses. */
+static int make_index(ab_farm *f, const char *text, size_t len, ab_error *err)
+{
+	f->idx = ab_index_parse_farm(text, len, f->url, err);
+	if (!f->idx)
+		return -1;
+	free(f->idx->label);
+	f->idx->label = ab_xstrdup(f->url);
+	f->idx->resolver = resolve;
+	f->idx->farm = f;
+	return 0;
+}
+
+static char *dir_url(const char *url)
+{
+	size_t n = strlen(url);
+
+	return n && url[n - 1] == '/' ? ab_xstrdup(url) : ab_xasprintf("%s/", url);
+}
+
+/* Which layout the top listing is: --farm, or the surest guess. */
+static int pick_layout(ab_farm *f, const ab_listing *top, ab_error *err)
+{
+	int best = 0, score;
+	size_t i;
+
+	if (f->o.layout) {
+		f->layout = layout_named(f->o.layout);
+		if (!f->layout) {
+			ab_error_set(err, AB_EXIT_USAGE,
+				     _("--farm %s: unknown farm layout (expected mainline, arch, koji or sums)"),
+				     f->o.layout);
+			return -1;
+		}
+		return 0;
+	}
+	for (i = 0; i < NLAYOUTS; i++) {
+		score = layouts[i]->recognise(top, &f->o);
+		if (score > best) {
+			best = score;
+			f->layout = layouts[i];
+		}
+	}
+	if (!f->layout) {
+		ab_error_set(err, AB_EXIT_USAGE,
+			     _("%s: a directory listing of %zu entries that is no farm artbisect knows (Ubuntu mainline vX.Y/ directories, Arch packages with .sig files, Koji version directories, builds with SHA256SUMS); name one with --farm"),
+			     f->url, top->n);
+		return -1;
+	}
+	return 0;
+}
+
+ab_farm *ab_farm_open(const ab_farm_options *o, ab_error *err)
+{
+	ab_farm *f = farm_new(o);
+	ab_listing *top = NULL;
+	json_t *builds = json_array();
+	char *text = NULL;
+	bool missing = false;
+
+	f->url = dir_url(o->url);
+	if (o->top_page) {
+		top = ab_listing_parse(o->top_page, o->top_len, f->url, err);
+		f->fetched++;	/* read by the caller */
+	}
+	else
+		top = ab_farm_listing(f, f->url, &missing, err);
+	if (!top) {
+		if (missing)
+			ab_error_set(err, AB_EXIT_USAGE, _("%s: not found (HTTP 404)"), f->url);
+		err->code = err->code == AB_EXIT_ABORTED ? AB_EXIT_ABORTED : AB_EXIT_USAGE;
+		goto fail;
+	}
+	if (!top->n) {
+		char buf[200];
+
+		ab_error_set(err, AB_EXIT_USAGE, "%s: %s", f->url,
+			     ab_listing_empty_reason(top, buf, sizeof buf));
+		goto fail;
+	}
+	if (pick_layout(f, top, err) < 0 || open_keys(f, err) < 0)
+		goto fail;
+	/* A farm whose only root of trust is a signature on each package
+	 * is refused up front without keys, rather than build by build. */
+	if (!f->pgp && !f->o.allow_unverified && !strcmp(f->layout->name, "arch")) {
+		ab_error_set(err, AB_EXIT_USAGE,
+			     _("%s: Arch packages are checked by their signatures only: pass --keyring /usr/share/keyrings/archlinux.gpg (Debian package archlinux-keyring), or --allow-unverified"),
+			     f->url);
+		goto fail;
+	}
+	if (f->layout->list(f, top, builds, err) < 0)
+		goto fail;
+	if (!json_array_size(builds)) {
+		ab_error_set(err, AB_EXIT_USAGE, _("%s: no builds found (read as a %s farm)"), f->url,
+			     f->layout->name);
+		goto fail;
+	}
+	make_doc(f, builds);
+	builds = NULL;
+	text = json_dumps(f->doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (!text || make_index(f, text, strlen(text), err) < 0)
+		goto fail;
+	free(text);
+	ab_listing_free(top);
+	return f;
+fail:
+	if (err->code == 0)
+		err->code = AB_EXIT_USAGE;
+	free(text);
+	json_decref(builds);
+	ab_listing_free(top);
+	ab_farm_free(f);
+	return NULL;
+}
+
+ab_farm *ab_farm_resume(const ab_farm_options *o, const char *snapshot, size_t len,
+			ab_error *err)
+{
+	ab_farm *f = farm_new(o);
+	json_error_t je;
+	json_t *farm;
+	const char *layout = NULL, *url = NULL;
+
+	f->doc = json_loadb(snapshot, len, 0, &je);
+	farm = f->doc ? json_object_get(f->doc, "farm") : NULL;
+	if (farm && json_unpack(farm, "{s:s, s:s}", "layout", &layout, "url", &url) == 0)
+		f->layout = layout_named(layout);
+	f->builds = f->doc ? json_object_get(f->doc, "builds") : NULL;
+	if (!f->layout || !json_is_array(f->builds)) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("the session's farm snapshot is damaged"));
+		goto fail;
+	}
+	f->url = ab_xstrdup(url);
+	if (open_keys(f, err) < 0 || make_index(f, snapshot, len, err) < 0)
+		goto fail;
+	return f;
+fail:
+	ab_farm_free(f);
+	return NULL;
+}
+
+bool ab_farm_is_snapshot(const char *data, size_t len)
+{
+	static const char head[] = "{\"farm\":";
+
+	return len >= sizeof head - 1 && !memcmp(data, head, sizeof head - 1);
+}
+
+ab_index *ab_farm_index(ab_farm *f)
+{
+	return f->idx;
+}
+
+char *ab_farm_snapshot(ab_farm *f)
+{
+	char *s;
+
+	pthread_mutex_lock(&f->lock);
+	s = json_dumps(f->doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	pthread_mutex_unlock(&f->lock);
+	return s;
+}
+
+void ab_farm_pages_read(ab_farm *f, size_t *fetched, size_t *revalidated)
+{
+	pthread_mutex_lock(&f->lock);
+	*fetched = f->fetched;
+	*revalidated = f->revalidated;
+	pthread_mutex_unlock(&f->lock);
+}
+
+char *ab_farm_export(ab_farm *f, ab_farm_progress_fn each, void *ud, ab_error *err)
+{
+	json_t *doc, *builds;
+	char *text;
+	size_t i;
+
+	for (i = 0; i < f->idx->nbuilds; i++) {
+		char *why = NULL;
+		int rc = ab_index_resolve(f->idx, i, &why, err);
+
+		if (rc < 0)
+			return NULL;
+		if (each)
+			each(ud, i, f->idx->nbuilds, f->idx->builds[i].id, why);
+		if (rc == 1) {
+			/* Nothing to fetch: failed, for every reader. */
+			pthread_mutex_lock(&f->lock);
+			json_object_set_new(json_array_get(f->builds, i), "status", json_string("failed"));
+			json_object_set_new(json_array_get(f->builds, i), "farm_note", json_string(why));
+			pthread_mutex_unlock(&f->lock);
+		}
+		free(why);
+	}
+	pthread_mutex_lock(&f->lock);
+	doc = json_deep_copy(f->doc);
+	pthread_mutex_unlock(&f->lock);
+	/* An index, not a session's snapshot: no "farm" object first. */
+	json_object_del(doc, "farm");
+	json_object_set_new(doc, "farm_layout", json_string(f->layout->name));
+	builds = json_object_get(doc, "builds");
+	json_incref(builds);
+	json_object_del(doc, "builds");
+	json_object_set_new(doc, "builds", builds);
+	text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	return text;
+}
+
+void ab_farm_set_cache(ab_farm *f, ab_cache *cache, const ab_fetch_options *fetch)
+{
+	f->o.cache = cache;
+	if (fetch)
+		f->o.fetch = fetch;
+}
+
+size_t ab_farm_resolved_count(const ab_farm *f)
+{
+	return __atomic_load_n(&f->narts, __ATOMIC_ACQUIRE) +
+	       __atomic_load_n(&f->nfailed, __ATOMIC_ACQUIRE);
+}
+
+const char *ab_farm_layout_name(const ab_farm *f)
+{
+	return f->layout ? f->layout->name : "";
+}
+
+bool ab_farm_keys_default(const ab_farm *f)
+{
+	return f->keyrings_default;
+}
+
+void ab_farm_free(ab_farm *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	ab_index_free(f->idx);
+	for (i = 0; i < f->narts; i++) {
+		size_t j;
+
+		for (j = 0; j < f->arts[i].n; j++) {
+			free(f->arts[i].a[j].url);
+			free(f->arts[i].a[j].filename);
+		}
+		free(f->arts[i].a);
+	}
+	free(f->arts);
+	json_decref(f->doc);
+	ab_pgp_close(f->pgp);
+	for (i = 0; i < f->nowned; i++)
+		free(f->owned[i]);
+	free(f->owned);
+	free(f->url);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}

@@ -1,0 +1,295 @@
+/* mainline.c - the Ubuntu mainline kernel farm (kernel.ubuntu.com/mainline/)
+ * as a layout of farm.h: version directories vX.Y[.Z][-rcN]/ in kernel
+ * order; a build's packages in its ARCH/ subdirectory (or, before
+ * v5.7-rc7 and v5.6.17, in the version directory itself), checked
+ * against the CHECKSUMS beside them, signed by CHECKSUMS.gpg. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "farms/farm.h"
+#include "farms/layout_names.h"
+#include "farms/names.h"
+#include "i18n.h"
+#include "util.h"
+
+/* A status file holds an exit code: a few bytes. */
+#define STATUS_MAX 4096
+
+static int ml_recognise(const ab_listing *top, const ab_farm_options *o)
+{
+	ab_mainline_ver v;
+	size_t i, found = 0;
+
+	for (i = 0; i < top->n && found < 2; i++)
+		if (top->entries[i].is_dir && ab_mainline_dir_parse(top->entries[i].name, &v))
+			found++;
+	return found >= 2 ? 2 : found;
+}
+
+struct dir {
+	const ab_listing_entry *e;
+	ab_mainline_ver v;
+};
+
+static int cmp_dir(const void *a, const void *b)
+{
+	const struct dir *x = a, *y = b;
+	int c = ab_mainline_ver_cmp(&x->v, &y->v);
+
+	/* v6.9 and v6.9.0 are one version: the name decides */
+	return c ? c : strcmp(x->e->name, y->e->name);
+}
+
+static const char *quote(const char *s, char *buf, size_t size)
+{
+	return ab_farm_quote(s, strlen(s), buf, size);
+}
+
+/* "date": the directory's time, when the listing gives it. */
+static void set_date(json_t *b, int64_t mtime)
+{
+	char date[32];
+	struct tm tm;
+	time_t t = (time_t)mtime;
+
+	if (mtime < 0 || !gmtime_r(&t, &tm) || !strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return;
+	json_object_set_new(b, "date", json_string(date));
+}
+
+static int ml_list(ab_farm *f, const ab_listing *top, json_t *builds, ab_error *err)
+{
+	struct dir *d = ab_xcalloc(top->n ? top->n : 1, sizeof *d);
+	size_t i, n = 0;
+	char q[128];
+
+	for (i = 0; i < top->n; i++)
+		if (top->entries[i].is_dir && ab_mainline_dir_parse(top->entries[i].name, &d[n].v))
+			d[n++].e = &top->entries[i];
+	if (!n) {
+		free(d);
+		ab_error_set(err, AB_EXIT_USAGE,
+			     _("%s: no kernel version directories (vX.Y/, vX.Y.Z/, vX.Y-rcN/) in the listing"),
+			     quote(ab_farm_opts(f)->url, q, sizeof q));
+		return -1;
+	}
+	qsort(d, n, sizeof *d, cmp_dir);
+	for (i = 0; i < n; i++) {
+		char version[96];
+		json_t *b = json_object();
+
+		ab_mainline_ver_string(&d[i].v, version, sizeof version);
+		json_object_set_new(b, "id", json_string(d[i].e->name));
+		json_object_set_new(b, "version", json_string(version));
+		json_object_set_new(b, "farm_ref", json_string(d[i].e->url));
+		set_date(b, d[i].e->mtime);
+		json_array_append_new(builds, b);
+	}
+	free(d);
+	return 0;
+}
+
+static const ab_listing_entry *find(const ab_listing *l, const char *name, bool dir)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->entries[i].is_dir == dir && !strcmp(l->entries[i].name, name))
+			return &l->entries[i];
+	return NULL;
+}
+
+/* The directory's listing: 0, 1 with *why when the server says it is
+ * gone, -1 with err. */
+static int read_dir(ab_farm *f, const char *url, ab_listing **out, char **why, ab_error *err)
+{
+	bool missing = false;
+	char q[128];
+
+	if (!(*out = ab_farm_listing(f, url, &missing, err))) {
+		if (!missing)
+			return -1;
+		*why = ab_xasprintf(_("%s: the directory is not there any more (404)"),
+				    quote(url, q, sizeof q));
+		return 1;
+	}
+	return 0;
+}
+
+/* 1 with *why when dir's status file says the build failed. */
+static int check_status(ab_farm *f, const ab_listing *l, const char *dir, char **why,
+			ab_error *err)
+{
+	const ab_listing_entry *st = find(l, "status", false);
+	char *data = NULL, q[128], qs[64];
+	size_t len = 0, a = 0;
+	int r;
+
+	if (!st)
+		return 0;
+	if ((r = ab_farm_text(f, st->url, STATUS_MAX, &data, &len, err)) < 0)
+		return -1;
+	if (r == 1)
+		return 0;	/* listed but gone: the packages say the rest */
+	while (a < len && strchr(" \t\r\n", data[a]))
+		a++;
+	while (len > a && strchr(" \t\r\n", data[len - 1]))
+		len--;
+	if (len - a != 1 || data[a] != '0') {
+		*why = ab_xasprintf(_("%s: the farm's status file says the build failed (status \"%s\")"),
+				    quote(dir, q, sizeof q), ab_farm_quote(data + a, len - a, qs, 24));
+		free(data);
+		return 1;
+	}
+	free(data);
+	return 0;
+}
+
+/* The names of l's subdirectories, "a, b", into buf: how many. */
+static size_t dir_names(const ab_listing *l, char *buf, size_t size)
+{
+	size_t i, n = 0, o = 0;
+	bool full = false;
+	char q[48];
+
+	buf[0] = '\0';
+	for (i = 0; i < l->n; i++) {
+		int w;
+
+		if (!l->entries[i].is_dir)
+			continue;
+		if (!full) {
+			w = snprintf(buf + o, size - o, "%s%s", n ? ", " : "",
+				     quote(l->entries[i].name, q, sizeof q));
+			/* cut short on a whole name, room kept for ",..." */
+			if (w < 0 || (size_t)w + 5 > size - o) {
+				snprintf(buf + o, size - o, "%s", n ? ",..." : "...");
+				full = true;
+			} else {
+				o += (size_t)w;
+			}
+		}
+		n++;
+	}
+	return n;
+}
+
+static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, char **why,
+		      ab_error *err)
+{
+	const ab_farm_options *o = ab_farm_opts(f);
+	const char *arch = o->arch ? o->arch : ab_farm_host_arch("deb");
+	const char *flavour = o->flavour ? o->flavour : "generic";
+	ab_listing *top = NULL, *sub = NULL;
+	const ab_listing *files;
+	const ab_listing_entry *e;
+	const char *dir, *sig[1];
+	const char **names = NULL;
+	const ab_listing_entry **ents = NULL;
+	ab_mainline_picked pick;
+	ab_sums *sums = NULL;
+	char flavours[160], q[128], qa[48], qf[48], qn[128];
+	char *sums_url = NULL, *sig_url = NULL;
+	size_t i, n = 0;
+	int r;
+
+	memset(out, 0, sizeof *out);
+	if (!bd->farm_ref || !*bd->farm_ref || bd->farm_ref[strlen(bd->farm_ref) - 1] != '/') {
+		*why = ab_xasprintf(_("build %s: no directory URL to read its packages from"),
+				    quote(bd->id, q, sizeof q));
+		return 1;
+	}
+	if ((r = read_dir(f, bd->farm_ref, &top, why, err)))
+		return r;
+	/* since 5.6.17 and 5.7-rc7 each architecture has a directory */
+	dir = bd->farm_ref;
+	files = top;
+	if ((e = find(top, arch, true))) {
+		if ((r = read_dir(f, e->url, &sub, why, err)))
+			goto out;
+		dir = e->url;
+		files = sub;
+	} else if (dir_names(top, flavours, sizeof flavours)) {
+		/* per-architecture directories, but not this one's */
+		*why = ab_xasprintf(_("%s: no %s/ directory: no build for that architecture (there: %s)"),
+				    quote(dir, q, sizeof q), quote(arch, qa, sizeof qa), flavours);
+		out->failed = true;
+		r = 1;
+		goto out;
+	}
+	if ((r = check_status(f, files, dir, why, err))) {
+		out->failed = r == 1;	/* the farm says so */
+		goto out;
+	}
+
+	names = ab_xcalloc(files->n ? files->n : 1, sizeof *names);
+	ents = ab_xcalloc(files->n ? files->n : 1, sizeof *ents);
+	for (i = 0; i < files->n; i++)
+		if (!files->entries[i].is_dir) {
+			ents[n] = &files->entries[i];
+			names[n++] = files->entries[i].name;
+		}
+	if (ab_mainline_pick(names, n, arch, flavour, &pick, flavours, sizeof flavours) < 0) {
+		if (*flavours)
+			*why = ab_xasprintf(_("%s: no kernel image for %s, flavour %s (flavours there: %s)"),
+					    quote(dir, q, sizeof q), quote(arch, qa, sizeof qa),
+					    quote(flavour, qf, sizeof qf), flavours);
+		else
+			*why = ab_xasprintf(_("%s: no kernel image for %s, flavour %s (none for %s at all)"),
+					    quote(dir, q, sizeof q), quote(arch, qa, sizeof qa),
+					    quote(flavour, qf, sizeof qf), qa);
+		out->failed = true;	/* no image for the arch: a failed build */
+		r = 1;
+		goto out;
+	}
+
+	/* dir is a URL the listing resolved (ends in '/'): the names added
+	 * are ours, never the farm's */
+	sums_url = ab_xasprintf("%sCHECKSUMS", dir);
+	sig_url = ab_xasprintf("%sCHECKSUMS.gpg", dir);
+	sig[0] = sig_url;
+	if ((r = ab_farm_sums(f, sums_url, sig, 1, NULL, &sums, &out->trust, why, err)))
+		goto out;
+	for (i = 0; i < pick.n; i++) {
+		const ab_listing_entry *pe = ents[pick.idx[i]];
+		const ab_sum *s = ab_sums_find(sums, pe->name);
+		ab_farm_art *a = &out->arts[out->n];
+
+		if (!s) {
+			*why = ab_xasprintf(_("%s: %s has no SHA-256 for %s"), quote(dir, q, sizeof q),
+					    "CHECKSUMS", quote(pe->name, qn, sizeof qn));
+			r = 1;
+			goto out;
+		}
+		a->url = ab_xstrdup(pe->url);
+		memcpy(a->sha256, s->sha256, sizeof a->sha256);
+		a->size = pe->size;
+		out->n++;
+	}
+	r = 0;
+out:
+	if (r) {
+		for (i = 0; i < out->n; i++)
+			free(out->arts[i].url);
+		out->n = 0;
+	}
+	ab_sums_free(sums);
+	free(sums_url);
+	free(sig_url);
+	free(names);
+	free(ents);
+	ab_listing_free(sub);
+	ab_listing_free(top);
+	return r;
+}
+
+const ab_farm_layout ab_farm_mainline = {
+	.name = "mainline",
+	.recognise = ml_recognise,
+	.list = ml_list,
+	.resolve = ml_resolve,
+};
