@@ -125,7 +125,7 @@ printf '   %-34s %6s  (%s of them 304 Not Modified; report: %s)\n' "listing page
 echo
 
 t0=$(now)
-if "$AB" index "$URL/mainline/" --farm mainline --output "$T/index-v1.json" 2>"$T/index.err"; then
+if "$AB" index --farm mainline --output "$T/index-v1.json" "$URL/mainline/" 2>"$T/index.err"; then
 	how="artbisect index URL, $(sub "$(now)" "$t0") s"
 else
 	how="written by mkfarms.py index: artbisect index URL failed ($(head -n 1 "$T/index.err"))"
