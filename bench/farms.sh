@@ -12,7 +12,10 @@
 #      (access log lines for URLs ending in '/', and the report's own
 #      count where it gives one);
 #   2. the same again with the same --cache-dir: listings revalidated
-#      (304) or fetched anew, time to the first probe;
+#      (304) or fetched anew, time to the first probe; nginx sends no
+#      validators for listings, so 2b does both runs on Apache with
+#      IndexOptions TrackModified, which sends them (though mod_autoindex,
+#      as of Apache 2.4, still answers a conditional request with 200);
 #   3. the same builds as an index v1 (written by `artbisect index URL`,
 #      or by `mkfarms.py index` when that fails): time to the first probe.
 # The probe answers "good" up to the middle build and "bad" after, so
@@ -123,6 +126,26 @@ printf '   %-34s %6s s\n' "time to the first probe" "$f2" "whole run" "$t2"
 printf '   %-34s %6s  (%s of them 304 Not Modified; report: %s)\n' "listing pages asked for" "$(pages)" \
 	"$(pages304)" "$(reported "$T/farm2.json")"
 echo
+
+# nginx sends no validators for a listing; Apache does with TrackModified.
+if command -v apache2 >/dev/null 2>&1; then
+	NG_URL=$URL
+	FARM_APACHE_INDEX_OPTIONS="FancyIndexing TrackModified" start_apache "$T/apache" "$T/f" || exit 1
+	LOG="$T/apache/access.log"
+	read -r fa ta rca <<<"$(bisect ap1 "$URL/mainline/" "$T/cache-ap" --farm mainline)"
+	pa=$(pages)
+	: >"$LOG"
+	read -r fb tb rcb <<<"$(bisect ap2 "$URL/mainline/" "$T/cache-ap" --farm mainline)"
+	echo "2b. Apache with IndexOptions TrackModified (listings carry Last-Modified and ETag,"
+	echo "    but mod_autoindex answers If-None-Match/If-Modified-Since with a full 200 page)"
+	printf '   %-34s %6s s, whole run %s s, %s listing pages (exit %s)\n' "first run: first probe" "$fa" "$ta" "$pa" "$rca"
+	printf '   %-34s %6s s, whole run %s s, %s listing pages, %s of them 304 (exit %s; report: %s)\n' \
+		"second run: first probe" "$fb" "$tb" "$(pages)" "$(pages304)" "$rcb" "$(reported "$T/ap2.json")"
+	stop_apache
+	URL=$NG_URL
+	LOG="$T/nginx/access.log"
+	echo
+fi
 
 t0=$(now)
 if "$AB" index --farm mainline --output "$T/index-v1.json" "$URL/mainline/" 2>"$T/index.err"; then

@@ -13,8 +13,11 @@
 #                              URL (http://127.0.0.1:PORT, no slash at the
 #                              end); its access log is DIR/access.log
 #                              ("METHOD PATH STATUS BYTES" lines)
-#   start_apache DIR ROOTDIR   Apache mod_autoindex with FancyIndexing;
-#                              sets APACHE_URL and URL; access log as nginx's
+#   start_apache DIR ROOTDIR   Apache mod_autoindex with FancyIndexing (or
+#                              the IndexOptions in FARM_APACHE_INDEX_OPTIONS,
+#                              e.g. "FancyIndexing TrackModified" for
+#                              listings with Last-Modified and ETag); sets
+#                              APACHE_URL and URL; access log as nginx's
 #   stop_nginx, stop_apache
 #   free_port                  prints a free TCP port on 127.0.0.1
 #   farm_servers               the servers installed, of "nginx apache"
@@ -182,7 +185,7 @@ DocumentRoot "$root"
 <Directory "$root">
 	Options +Indexes
 	Require all granted
-	IndexOptions FancyIndexing
+	IndexOptions ${FARM_APACHE_INDEX_OPTIONS:-FancyIndexing}
 </Directory>
 EOF
 	: >"$dir/access.log"
