@@ -101,6 +101,11 @@ for srv in $(farm_servers); do
 		is "$RC:$(report_field "$T/$srv-unverified.json" first_new.id)" "0:$CULPRIT" \
 			"$srv: no keys, --allow-unverified finds the culprit"
 		is "$(trusts "$srv-unverified")" "unverified" "$srv: --allow-unverified: every tested build's trust is \"unverified\""
+		is "$(report_field "$T/$srv-unverified.json" trust.level)" "unverified" \
+			"$srv: --allow-unverified: the report's trust level is \"unverified\""
+		like "$(report_field "$T/$srv-unverified.json" trust.unverified)" "\"$CULPRIT\"" \
+			"$srv: --allow-unverified: the report lists the culprit among the unverified builds"
+		like "$(cat "$T/$srv-unverified.err")" 'WARNING.*not verified' "$srv: --allow-unverified: the text warns"
 	fi
 
 	# The culprit's .sig made by another key.
