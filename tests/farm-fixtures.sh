@@ -9,7 +9,7 @@ set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
 . "$TESTS_SRCDIR/farmlib.sh"
 
-need_cmd curl gpg gpgv dpkg-deb bsdtar zstd rpm rpmkeys rpmbuild sha256sum sha1sum
+need_cmd curl gpg gpgv dpkg-deb bsdtar zstd rpm rpmkeys rpmbuild rpm2cpio cpio sha256sum sha1sum
 [ -n "$(farm_servers)" ] || skip_all "neither nginx nor apache2 is installed (apt-get install nginx-light apache2)"
 
 farm_keys
