@@ -51,7 +51,6 @@ gen=$(sub "$(now)" "$t0")
 start_nginx "$T/nginx" "$T/f" || exit 1
 LOG="$T/nginx/access.log"
 mid=$(( COUNT / 2 ))
-MIDID=$(json_get "$T/f/mainline.json" "builds.$mid")
 
 # The probe: the build's position in the manifest decides; the first run
 # notes the time.
@@ -107,7 +106,7 @@ except (OSError, ValueError): print("no report"); sys.exit(0)
 print("%s, first bad %s, %s probe runs" % (d.get("result"), (d.get("first_new") or {}).get("id"), d.get("tested")))' "$1"
 }
 
-echo "farm: $COUNT mainline versions made in $gen s; the first bad build is $(json_get "$T/f/mainline.json" "builds.$mid")"
+echo "farm: $COUNT mainline versions made in $gen s; the first bad build (by the probe) is $(json_get "$T/f/mainline.json" "builds.$mid")"
 echo
 
 : >"$LOG"

@@ -91,8 +91,8 @@ _farm_readable() {
 # _farm_wait_up URL PID LOG: 0 once URL answers, 1 if the server died or
 # 10 s passed.
 _farm_wait_up() {
-	local i
-	for i in $(seq 100); do
+	local _
+	for _ in $(seq 100); do
 		curl -s -o /dev/null "$1/" && return 0
 		kill -0 "$2" 2>/dev/null || break
 		sleep 0.1
@@ -236,6 +236,7 @@ farm_keys() {
 		at_exit 'GNUPGHOME="$T/keys/gnupg" gpgconf --kill all >/dev/null 2>&1'
 		mkfarms keys "$T/keys" || bail_out "mkfarms.py keys failed"
 		FARM_KEY="$T/keys/farm-key.asc"
+		# shellcheck disable=SC2034  # for the tests
 		OTHER_KEY="$T/keys/other-key.asc"
 	fi
 }
