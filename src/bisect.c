@@ -541,6 +541,8 @@ void bisect_probe_spec(ab_bisect *b, size_t idx, const char *root, const char *a
 	spec->commit = bd->commit;
 	spec->version = bd->version;
 	spec->artifacts = artifacts;
+	spec->arts = bd->artifacts;
+	spec->narts = bd->nartifacts;
 	spec->step = b->probe_step++;
 	spec->timeout = b->opt.timeout;
 	spec->grace = 5.0;

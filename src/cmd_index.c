@@ -41,6 +41,34 @@ static void usage(FILE *out)
 		"into one build per version; archives keep the natural order of their names.\n"), out);
 }
 
+/* Whether an operand (not an option's value) is an http(s) URL. */
+static int has_url_operand(int argc, char **argv)
+{
+	static const char *const with_value[] = {
+		"--output", "--name", "--base-url", "--package", "--farm", "--arch", "--flavour",
+		"--good", "--bad", "--keyring", "--cache-dir", "--cacert",
+	};
+	int i;
+	size_t k;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--"))
+			return i + 1 < argc && (!strncmp(argv[i + 1], "http://", 7) ||
+						!strncmp(argv[i + 1], "https://", 8));
+		if (a[0] == '-') {
+			for (k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+				if (!strcmp(a, with_value[k]))
+					i++;
+			continue;
+		}
+		if (!strncmp(a, "http://", 7) || !strncmp(a, "https://", 8))
+			return 1;
+	}
+	return 0;
+}
+
 int ab_cmd_index(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -57,9 +85,8 @@ int ab_cmd_index(int argc, char **argv)
 	char *text;
 	int c, status = 0;
 
-	/* A farm's URL last: the farm's own options. */
-	if (argc > 1 && (!strncmp(argv[argc - 1], "http://", 7) ||
-			 !strncmp(argv[argc - 1], "https://", 8))) {
+	/* A farm's URL as the operand: the farm's own options. */
+	if (has_url_operand(argc, argv)) {
 		free(packages);
 		return ab_cmd_index_farm(argc, argv);
 	}

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "escape.h"
 #include "i18n.h"
+#include "index.h"
 #include "probe.h"
 #include "util.h"
 
@@ -148,13 +149,15 @@ static char **probe_env(const ab_probe_spec *s, const char *token)
 	static const char *const ours[] = {
 		"ARTBISECT_ROOT=", "ARTBISECT_BUILD=", "ARTBISECT_COMMIT=", "ARTBISECT_VERSION=",
 		"ARTBISECT_ARTIFACTS=", "ARTBISECT_STEP=", "ARTBISECT_PROBE_ID=",
+		"ARTBISECT_ARTIFACT_URLS=", "ARTBISECT_ARTIFACT_SHA256S=",
 	};
+	ab_buf urls = {0}, shas = {0};
 	size_t n = 0, i, k, out = 0;
 	char **env;
 
 	while (environ[n])
 		n++;
-	env = ab_xcalloc(n + 8, sizeof *env);
+	env = ab_xcalloc(n + 10, sizeof *env);
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < sizeof ours / sizeof ours[0]; k++)
 			if (!strncmp(environ[i], ours[k], strlen(ours[k])))
@@ -168,6 +171,17 @@ static char **probe_env(const ab_probe_spec *s, const char *token)
 	env[out++] = ab_xasprintf("ARTBISECT_VERSION=%s", s->version ? s->version : "");
 	env[out++] = ab_xasprintf("ARTBISECT_ARTIFACTS=%s", s->artifacts ? s->artifacts : "");
 	env[out++] = ab_xasprintf("ARTBISECT_STEP=%u", s->step);
+	/* Where the farm has them, for a lab that downloads what it boots
+	 * (and checks the digests). One per line, in ARTBISECT_ARTIFACTS'
+	 * order. */
+	ab_buf_puts(&urls, "ARTBISECT_ARTIFACT_URLS=");
+	ab_buf_puts(&shas, "ARTBISECT_ARTIFACT_SHA256S=");
+	for (i = 0; i < s->narts; i++) {
+		ab_buf_printf(&urls, "%s%s", i ? "\n" : "", s->arts[i].url);
+		ab_buf_printf(&shas, "%s%s", i ? "\n" : "", s->arts[i].sha256);
+	}
+	env[out++] = ab_buf_steal(&urls);
+	env[out++] = ab_buf_steal(&shas);
 	/* Marks every process of this step, daemons included. */
 	env[out++] = ab_xasprintf("ARTBISECT_PROBE_ID=%s", token);
 	env[out] = NULL;

@@ -20,6 +20,9 @@ typedef struct ab_probe_spec {
 	const char *commit;	/* NULL becomes "" */
 	const char *version;
 	const char *artifacts;	/* absolute paths, one per line */
+	const struct ab_artifact *arts;	/* the same artifacts as the farm has
+				 * them (ARTBISECT_ARTIFACT_URLS, _SHA256S), or NULL */
+	size_t narts;
 	unsigned step;
 	double timeout;		/* seconds; 0 = none */
 	double grace;		/* seconds between TERM and KILL */

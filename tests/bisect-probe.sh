@@ -14,6 +14,8 @@ cat > "$T/envprobe.sh" <<'P'
 	echo "pwd=$(pwd -P) root=$(cd "$ARTBISECT_ROOT" && pwd -P)"
 	echo "commit=$ARTBISECT_COMMIT version=$ARTBISECT_VERSION"
 	printf '%s\n' "$ARTBISECT_ARTIFACTS" | while read -r f; do echo "artifact=$(sha256sum < "$f" | cut -d' ' -f1)"; done
+	printf '%s\n' "$ARTBISECT_ARTIFACT_URLS" | while read -r u; do echo "url=$u"; done
+	printf '%s\n' "$ARTBISECT_ARTIFACT_SHA256S" | while read -r h; do echo "sha=$h"; done
 } >> "$ENVLOG"
 echo "this goes to the probe's stdout"
 ./usr/bin/app
@@ -32,6 +34,10 @@ first_commit=$(json_get "$T/farm/index.json" "builds.$((10#${first_build#b})).co
 like "$(cat "$ENVLOG")" "commit=$first_commit version=1.0.$((10#${first_build#b}))" "ARTBISECT_COMMIT and ARTBISECT_VERSION"
 first_sha=$(json_get "$T/farm/index.json" "builds.$((10#${first_build#b})).artifacts.0.sha256")
 like "$(cat "$ENVLOG")" "artifact=$first_sha" "ARTBISECT_ARTIFACTS lists the verified files"
+first_url=$(json_get "$T/farm/index.json" "builds.$((10#${first_build#b})).artifacts.0.url")
+like "$(cat "$ENVLOG")" "url=$BASE/$first_url" "ARTBISECT_ARTIFACT_URLS: where the farm has them"
+like "$(cat "$ENVLOG")" "sha=$first_sha" "ARTBISECT_ARTIFACT_SHA256S: their digests"
+is "$(grep -c '^url=' "$ENVLOG")" "$(grep -c '^artifact=' "$ENVLOG")" "as many URLs as artifact files"
 
 # Exit 125 skips: build 5 is untestable in this farm.
 run "${A[@]}" --probe './usr/bin/app' --good b0001 --bad b0009

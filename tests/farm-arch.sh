@@ -21,22 +21,6 @@ mkfarms arch "$F/arch" --keys "$T/keys" || bail_out "mkfarms.py arch failed"
 mkfarms arch "$F/otherkey" --keys "$T/keys" --from "$F/arch" --variant otherkey || bail_out "mkfarms.py arch otherkey failed"
 mkfarms arch "$F/tampered" --keys "$T/keys" --from "$F/arch" --variant tampered || bail_out "mkfarms.py arch tampered failed"
 CULPRIT=$(json_get "$F/arch.json" culprit) # 6.8.1.arch1-2
-# Where artbisect finds Arch's keys when no --keyring is given; NOKEYS: a
-# command running artbisect where there are none.
-ARCH_KEYRING=/usr/share/keyrings/archlinux.gpg
-NOKEYS=""
-if [ ! -r "$ARCH_KEYRING" ]; then
-	NOKEYS=$ARTBISECT
-elif [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1 &&
-	unshare -m --propagation private sh -c 'mount -t tmpfs -o size=1m none "${1%/*}" && [ ! -e "$1" ]' sh "$ARCH_KEYRING" 2>/dev/null; then
-	# A private mount namespace: the host's keyrings stay where they are.
-	cat >"$T/artbisect-nokeys" <<EOF
-#!/bin/sh
-exec unshare -m --propagation private sh -c 'mount -t tmpfs -o size=1m none "${ARCH_KEYRING%/*}" && exec "\$0" "\$@"' '$ARTBISECT' "\$@"
-EOF
-	chmod +x "$T/artbisect-nokeys"
-	NOKEYS="$T/artbisect-nokeys"
-fi
 P=$(json_get "$F/arch.json" url_path)       # packages/l/linux/
 
 # The kernel package's files, not the headers' or the docs'.
@@ -67,45 +51,42 @@ for srv in $(farm_servers); do
 		grep -Eq '^(1:)?6\.9\.1\.arch1-1 bad$' "$T/kernel.log"
 	is "$(trusts "$srv-found")" "signed" "$srv: with --keyring every tested build's trust is \"signed\""
 
-	# No --keyring: where the host has Arch's own keys (archlinux-keyring),
-	# artbisect checks against them, and the fixtures are not signed by
-	# Arch: every build is unavailable (exit 3), --allow-unverified or not
-	# (a signature that fails is no unverified build).
-	if [ -r "$ARCH_KEYRING" ]; then
+	# No keyring at all (none given, none installed: ARTBISECT_DEFAULT_KEYRINGS
+	# empty stands for a machine without archlinux-keyring): a .sig
+	# cannot be checked.
+	: >"$T/kernel.log"
+	ARTBISECT_DEFAULT_KEYRINGS= farm_bisect "$srv-nokey" --index "$U/arch/$P" --farm arch --probe "$T/kernel.probe"
+	is "$RC" 2 "$srv: without --keyring or --allow-unverified: exit 2"
+	like "$(cat "$T/$srv-nokey.err")" '--keyring' "$srv: without a keyring: the message says to pass --keyring"
+	is "$(cat "$T/kernel.log")" "" "$srv: without a keyring nothing is tested"
+
+	: >"$T/kernel.log"
+	ARTBISECT_DEFAULT_KEYRINGS= farm_bisect "$srv-unverified" --index "$U/arch/$P" --farm arch --allow-unverified \
+		--probe "$T/kernel.probe"
+	is "$RC:$(report_field "$T/$srv-unverified.json" first_new.id)" "0:$CULPRIT" \
+		"$srv: --allow-unverified finds the culprit"
+	is "$(trusts "$srv-unverified")" "unverified" "$srv: --allow-unverified: every tested build's trust is \"unverified\""
+	is "$(report_field "$T/$srv-unverified.json" trust.level)" "unverified" \
+		"$srv: --allow-unverified: the report's trust level is \"unverified\""
+	like "$(report_field "$T/$srv-unverified.json" trust.unverified)" "\"$CULPRIT\"" \
+		"$srv: --allow-unverified: the report lists the culprit among the unverified builds"
+	like "$(cat "$T/$srv-unverified.err")" 'WARNING.*not verified' "$srv: --allow-unverified: the text warns"
+
+	# No --keyring, Debian's archlinux-keyring installed: its keys are
+	# used, and they did not sign this fixture farm.
+	if [ -r /usr/share/keyrings/archlinux.gpg ]; then
 		: >"$T/kernel.log"
-		farm_bisect "$srv-hostkeys" --index "$U/arch/$P" --farm arch --probe "$T/kernel.probe"
-		is "$RC" 3 "$srv: no --keyring, the host's Arch keyring: every build unavailable (exit 3)"
-		like "$(steps_where "$T/$srv-hostkeys.json" by=unavailable reason | sort -u)" 'key' \
-			"$srv: no --keyring, the host's Arch keyring: the reasons name the key"
-		like "$(cat "$T/$srv-hostkeys.err")" '--keyring' "$srv: the host's Arch keyring: the message says to pass --keyring"
-		farm_bisect "$srv-hostkeys-unverified" --index "$U/arch/$P" --farm arch --allow-unverified \
+		farm_bisect "$srv-debkeys" --index "$U/arch/$P" --farm arch --probe "$T/kernel.probe"
+		is "$RC" 3 "$srv: Debian's Arch keys did not sign this farm: every build unavailable (exit 3)"
+		like "$(steps_where "$T/$srv-debkeys.json" by=unavailable reason | head -n 1)" 'not in --keyring|no public key|key' \
+			"$srv: the reason names the key"
+		is "$(cat "$T/kernel.log")" "" "$srv: nothing signed by an unknown key is tested"
+		farm_bisect "$srv-debkeys-unverified" --index "$U/arch/$P" --farm arch --allow-unverified \
 			--probe "$T/kernel.probe"
 		is "$RC:$(cat "$T/kernel.log")" "3:" \
-			"$srv: --allow-unverified with the host's Arch keyring: still checked, every build unavailable (exit 3), none tested"
-	fi
-	# Without Arch's keys (hidden in a mount namespace of artbisect's own
-	# when the host has them), a .sig cannot be checked: refused up front
-	# (exit 2) unless --allow-unverified.
-	if [ -z "$NOKEYS" ]; then
-		skip "$srv: no keys at all" "$ARCH_KEYRING is installed and cannot be hidden (needs root and unshare)"
+			"$srv: --allow-unverified with Debian's Arch keys: still checked, every build unavailable (exit 3), none tested"
 	else
-		: >"$T/kernel.log"
-		ARTBISECT=$NOKEYS farm_bisect "$srv-nokey" --index "$U/arch/$P" --farm arch --probe "$T/kernel.probe"
-		is "$RC" 2 "$srv: no keys, no --allow-unverified: refused up front (exit 2)"
-		like "$(cat "$T/$srv-nokey.err")" '--keyring' "$srv: no keys: the message says to pass --keyring"
-		is "$(cat "$T/kernel.log")" "" "$srv: no keys: nothing is tested"
-
-		: >"$T/kernel.log"
-		ARTBISECT=$NOKEYS farm_bisect "$srv-unverified" --index "$U/arch/$P" --farm arch --allow-unverified \
-			--probe "$T/kernel.probe"
-		is "$RC:$(report_field "$T/$srv-unverified.json" first_new.id)" "0:$CULPRIT" \
-			"$srv: no keys, --allow-unverified finds the culprit"
-		is "$(trusts "$srv-unverified")" "unverified" "$srv: --allow-unverified: every tested build's trust is \"unverified\""
-		is "$(report_field "$T/$srv-unverified.json" trust.level)" "unverified" \
-			"$srv: --allow-unverified: the report's trust level is \"unverified\""
-		like "$(report_field "$T/$srv-unverified.json" trust.unverified)" "\"$CULPRIT\"" \
-			"$srv: --allow-unverified: the report lists the culprit among the unverified builds"
-		like "$(cat "$T/$srv-unverified.err")" 'WARNING.*not verified' "$srv: --allow-unverified: the text warns"
+		skip "$srv: Debian's Arch keys" "archlinux-keyring is not installed"
 	fi
 
 	# The culprit's .sig made by another key.

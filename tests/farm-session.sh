@@ -5,6 +5,7 @@
 # a verdict never reads the top listing again, nor the directory of a
 # build it resolved before; the session's snapshot starts with the farm
 # object; `status` works with the server gone; the culprit is found.
+# And mainline's daily/ directory, whose builds are days (YYYY-MM-DD/).
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
 . "$TESTS_SRCDIR/farmlib.sh"
@@ -16,6 +17,13 @@ farm_keys
 F="$T/farms"
 mkfarms mainline "$F/mainline" --keys "$T/keys" || bail_out "mkfarms.py mainline failed"
 CULPRIT=$(json_get "$F/mainline.json" culprit)
+# daily/: four days, each the amd64/ build of a version (hard links, so
+# the signed CHECKSUMS hold); the culprit's day is the second.
+days="2024-03-01:v6.8.1 2024-03-02:$CULPRIT 2024-03-03:v6.8.3 2024-03-04:v6.9-rc1"
+for dv in $days; do
+	mkdir -p "$F/mainline/daily/${dv%%:*}"
+	cp -al "$F/mainline/${dv#*:}/amd64" "$F/mainline/daily/${dv%%:*}/amd64"
+done
 start_nginx "$T/nginx" "$F"
 LOG="$T/nginx/access.log"
 W="$T/work"
@@ -63,3 +71,12 @@ stop_nginx
 run ab status --json
 is "$RC" 0 "status with the farm gone: exit 0"
 like "$OUT" "\"$CULPRIT\"" "status still names the culprit"
+
+# daily/: recognised as mainline's days, bisected to the culprit's day.
+start_nginx "$T/nginx2" "$F"
+run "$ARTBISECT" --index "$URL/mainline/daily/" --good 2024-03-01 --bad 2024-03-04 \
+	--keyring "$FARM_KEY" --cache-dir "$T/cache2" --work-dir "$T/w-daily" --json \
+	--probe '! grep -q BROKEN boot/vmlinuz-*-generic'
+is "$RC" 0 "daily/: found"
+is "$(printf '%s' "$OUT" | json_get - first_new.id)" 2024-03-02 "daily/: the culprit's day is the first bad build"
+is "$(printf '%s' "$OUT" | json_get - farm.layout)" mainline "daily/: read as mainline"

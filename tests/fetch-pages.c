@@ -6,7 +6,7 @@
  *       STATUS<TAB>REVALIDATED<TAB>LENGTH<TAB>EFFECTIVE-URL-or-WHY
  *     (STATUS ok, missing or failed), the body of the i-th in D/i, and
  *     last "counts: fetched N revalidated M".
- *   fetch-pages --cache DIR --file URL [--check-cmd CMD | --min-size N]
+ *   fetch-pages --cache DIR --file URL [--mirror URL]... [--check-cmd CMD | --min-size N]
  *     ab_fetch_artifacts on one item with sha256 NULL; CMD runs as
  *     sh -c CMD sh PATH SHA256 and accepts the file when it exits 0.
  *     Prints "ok<TAB>SHA256<TAB>PATH" or "unavailable<TAB>REASON".
@@ -83,9 +83,12 @@ int main(int argc, char **argv)
 		{ "file", required_argument, NULL, 'f' },
 		{ "check-cmd", required_argument, NULL, 'k' },
 		{ "min-size", required_argument, NULL, 's' },
+		{ "mirror", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cache_dir = NULL, *body_dir = NULL, *file_url = NULL;
+	char *mirrors[8];
+	size_t nmirrors = 0;
 	size_t max = 1 << 20, i, n, fetched, revalidated;
 	ab_fetch_options opt;
 	ab_error err = {0};
@@ -104,6 +107,10 @@ int main(int argc, char **argv)
 		case 'f': file_url = optarg; break;
 		case 'k': check_cmd = optarg; break;
 		case 's': min_size = strtoll(optarg, NULL, 10); break;
+		case 'r':
+			if (nmirrors < 8)
+				mirrors[nmirrors++] = optarg;
+			break;
 		default:
 			fprintf(stderr, "usage: see tests/fetch-pages.c\n");
 			return 2;
@@ -123,6 +130,8 @@ int main(int argc, char **argv)
 
 		memset(&it, 0, sizeof it);
 		it.url = file_url;
+		it.mirrors = mirrors;
+		it.nmirrors = nmirrors;
 		it.sha256 = NULL;
 		it.size = -1;
 		it.check = check;

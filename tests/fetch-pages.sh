@@ -206,6 +206,30 @@ is "$(ls -A "$C/tmp" | wc -l)/$(ls "$C/sha256" | grep -c -x "$ref_sha")" "0/0" "
 run "$FP" --cache "$C" --file "$U/nope.bin"
 like "$(line 1)" "^unavailable	HTTP status 404" "unknown digest, 404: UNAVAILABLE"
 
+# -- faults (tests/httpserver.py): the same retries and mirrors as for known digests --
+mkdir -p "$T/faulty"
+cp "$W/big.bin" "$W/refused.bin" "$W/SHA256SUMS" "$T/faulty/"
+start_server "$T/faulty"
+set_faults '{"big.bin": ["truncate", "truncate"], "SHA256SUMS": ["503", "truncate"]}'
+rm -rf "$T/c2"
+run "$FP" --cache "$T/c2" --file "$BASE/big.bin" --min-size 0
+is "$(line 1)" "ok	$big_sha	$T/c2/sha256/$big_sha" "unknown digest, a body cut twice: resumed, the digest is the whole file's"
+is "$(count_requests '^GET /big.bin 206 ')" 2 "... the rest asked for with a range, twice"
+run "$FP" --cache "$T/c2" "$BASE/SHA256SUMS"
+is "$(line 1)" "ok	0	18	$BASE/SHA256SUMS" "a page after a 503 and a cut body: retried, whole"
+set_faults '{"big.bin": "always:corrupt"}'
+reset_log
+run "$FP" --cache "$T/c3" --file "$BASE/big.bin" --mirror "$BASE/refused.bin" --mirror "$U/big.bin" \
+	--check-cmd "test \"\$2\" = $big_sha"
+is "$(line 1)" "ok	$big_sha	$T/c3/sha256/$big_sha" "unknown digest: what the check refuses goes to the next mirror, until one passes"
+is "$(count_requests '^GET /big.bin ')/$(count_requests '^GET /refused.bin ')" 1/1 "... each URL tried once"
+is "$(ls "$T/c3/sha256")/$(ls -A "$T/c3/tmp" | wc -l)" "$big_sha/0" "... only the good file is kept, no temporary file"
+set_faults '{"SHA256SUMS": "always:reset"}'
+run "$FP" --cache "$T/c2" "$BASE/SHA256SUMS" "$BASE/big.bin"
+like "$(line 1)" "^failed	0	0	$BASE/SHA256SUMS: gave up after 4 tries: " "a page the server always resets: FAILED after the retries"
+is "$(line 2 | cut -f 1,3)" "ok	300000" "... the other page of the call is read"
+stop_server
+
 # -- the cache command: pages are no entries; clean removes them ------------
 run "$ARTBISECT" cache list --cache-dir "$C"
 is "$RC" 0 "cache list: exit 0"

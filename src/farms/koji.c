@@ -279,6 +279,9 @@ static int koji_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, c
 				}
 			}
 			add_subpackages(&b, noarchl, version, release, &shown);
+			/* No directory for the arch: Koji did not make it there
+			 * (a noarch/ of documentation alone is no build). */
+			out->failed = !archl;
 			if (!archl && !noarchl)
 				*why = ab_xasprintf(_("%s: no %s or noarch directory in this build"),
 						    ab_farm_quote(bd->farm_ref, strlen(bd->farm_ref), q, sizeof q),

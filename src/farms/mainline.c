@@ -4,6 +4,7 @@
  * v5.7-rc7 and v5.6.17, in the version directory itself), checked
  * against the CHECKSUMS beside them, signed by CHECKSUMS.gpg. */
 #include "config.h"
+#include <ctype.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +20,41 @@
 /* A status file holds an exit code: a few bytes. */
 #define STATUS_MAX 4096
 
+/* A daily build's directory: YYYY-MM-DD. */
+static bool is_day(const char *s)
+{
+	static const char shape[] = "dddd-dd-dd";
+	size_t i;
+
+	for (i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != shape[i])
+			return false;
+	return s[i] == '\0';
+}
+
+/* Whether url is mainline's daily/ directory, whose builds are days. */
+static bool is_daily_url(const char *url)
+{
+	size_t n = url ? strlen(url) : 0;
+
+	while (n && url[n - 1] == '/')
+		n--;
+	return n >= 6 && !strncmp(url + n - 6, "/daily", 6);
+}
+
 static int ml_recognise(const ab_listing *top, const ab_farm_options *o)
 {
 	ab_mainline_ver v;
-	size_t i, found = 0;
+	size_t i, found = 0, days = 0;
 
-	for (i = 0; i < top->n && found < 2; i++)
+	for (i = 0; i < top->n && found < 2; i++) {
 		if (top->entries[i].is_dir && ab_mainline_dir_parse(top->entries[i].name, &v))
 			found++;
+		if (top->entries[i].is_dir && is_day(top->entries[i].name))
+			days++;
+	}
+	if (found < 2 && days >= 2 && is_daily_url(o->url))
+		return 2;
 	return found >= 2 ? 2 : found;
 }
 
@@ -61,6 +89,42 @@ static void set_date(json_t *b, int64_t mtime)
 	json_object_set_new(b, "date", json_string(date));
 }
 
+/* daily/: the days' directories in date order, ids the dates. */
+static int ml_list_days(ab_farm *f, const ab_listing *top, json_t *builds, ab_error *err)
+{
+	const ab_listing_entry **d = ab_xcalloc(top->n ? top->n : 1, sizeof *d);
+	size_t i, j, n = 0;
+	char q[128];
+
+	for (i = 0; i < top->n; i++)
+		if (top->entries[i].is_dir && is_day(top->entries[i].name))
+			d[n++] = &top->entries[i];
+	if (!n) {
+		free(d);
+		ab_error_set(err, AB_EXIT_USAGE,
+			     _("%s: no kernel version directories (vX.Y/, vX.Y.Z/, vX.Y-rcN/) or days (YYYY-MM-DD/) in the listing"),
+			     quote(ab_farm_opts(f)->url, q, sizeof q));
+		return -1;
+	}
+	for (i = 1; i < n; i++)	/* insertion sort: ISO dates sort as strings */
+		for (j = i; j > 0 && strcmp(d[j - 1]->name, d[j]->name) > 0; j--) {
+			const ab_listing_entry *t = d[j];
+			d[j] = d[j - 1];
+			d[j - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		json_t *b = json_object();
+
+		json_object_set_new(b, "id", json_string(d[i]->name));
+		json_object_set_new(b, "version", json_string(d[i]->name));
+		json_object_set_new(b, "farm_ref", json_string(d[i]->url));
+		set_date(b, d[i]->mtime);
+		json_array_append_new(builds, b);
+	}
+	free(d);
+	return 0;
+}
+
 static int ml_list(ab_farm *f, const ab_listing *top, json_t *builds, ab_error *err)
 {
 	struct dir *d = ab_xcalloc(top->n ? top->n : 1, sizeof *d);
@@ -72,6 +136,8 @@ static int ml_list(ab_farm *f, const ab_listing *top, json_t *builds, ab_error *
 			d[n++].e = &top->entries[i];
 	if (!n) {
 		free(d);
+		if (is_daily_url(ab_farm_opts(f)->url))
+			return ml_list_days(f, top, builds, err);
 		ab_error_set(err, AB_EXIT_USAGE,
 			     _("%s: no kernel version directories (vX.Y/, vX.Y.Z/, vX.Y-rcN/) in the listing"),
 			     quote(ab_farm_opts(f)->url, q, sizeof q));
@@ -178,6 +244,17 @@ static size_t dir_names(const ab_listing *l, char *buf, size_t size)
 	return n;
 }
 
+/* An architecture name that can stand in a URL as it is. */
+static bool arch_word(const char *a)
+{
+	size_t i;
+
+	for (i = 0; a[i]; i++)
+		if (!isalnum((unsigned char)a[i]) && a[i] != '_' && a[i] != '-' && a[i] != '.')
+			return false;
+	return i > 0 && strcmp(a, ".") && strcmp(a, "..");
+}
+
 static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, char **why,
 		      ab_error *err)
 {
@@ -193,7 +270,7 @@ static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 	ab_mainline_picked pick;
 	ab_sums *sums = NULL;
 	char flavours[160], q[128], qa[48], qf[48], qn[128];
-	char *sums_url = NULL, *sig_url = NULL;
+	char *sums_url = NULL, *sig_url = NULL, *arch_url = NULL;
 	size_t i, n = 0;
 	int r;
 
@@ -203,9 +280,24 @@ static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 				    quote(bd->id, q, sizeof q));
 		return 1;
 	}
+	/* Since 5.6.17 and 5.7-rc7 each architecture has a directory: it is
+	 * read first, so that a build costs one listing; the version's own
+	 * directory only when it is not there (older builds, or none for
+	 * this architecture). */
+	if (arch_word(arch)) {
+		bool missing = false;
+
+		arch_url = ab_xasprintf("%s%s/", bd->farm_ref, arch);
+		if ((sub = ab_farm_listing(f, arch_url, &missing, err))) {
+			dir = arch_url;
+			files = sub;
+			goto listed;
+		}
+		if (!missing)
+			goto fail;
+	}
 	if ((r = read_dir(f, bd->farm_ref, &top, why, err)))
-		return r;
-	/* since 5.6.17 and 5.7-rc7 each architecture has a directory */
+		goto out;
 	dir = bd->farm_ref;
 	files = top;
 	if ((e = find(top, arch, true))) {
@@ -221,6 +313,7 @@ static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 		r = 1;
 		goto out;
 	}
+listed:
 	if ((r = check_status(f, files, dir, why, err))) {
 		out->failed = r == 1;	/* the farm says so */
 		goto out;
@@ -284,7 +377,11 @@ out:
 	free(ents);
 	ab_listing_free(sub);
 	ab_listing_free(top);
+	free(arch_url);
 	return r;
+fail:
+	r = -1;
+	goto out;
 }
 
 const ab_farm_layout ab_farm_mainline = {
