@@ -33,7 +33,7 @@
 #include "probe.h"
 #include "progress.h"
 #include "prompt.h"
-#include "repodata.h"
+#include "farms/repodata.h"
 #include "farms/farm.h"
 #include "report.h"
 #include "report_html.h"
