@@ -106,8 +106,10 @@ void ab_bisect_free(ab_bisect *b)
 
 	if (!b)
 		return;
-	for (i = 0; i < b->nsteps; i++)
+	for (i = 0; i < b->nsteps; i++) {
 		free(b->steps[i].reason);
+		free(b->steps[i].links);
+	}
 	free(b->steps);
 	ab_engine_free(b->engine);
 	ab_flaky_free(b->flaky);
@@ -132,6 +134,7 @@ static void add_step(ab_bisect *b, size_t idx, ab_term verdict, ab_by by,
 	s->reason = ab_xstrdup(reason);
 	s->at = ab_now();
 	s->bound = 0;
+	s->links = NULL;
 	if (by == AB_BY_PROBE || by == AB_BY_USER || by == AB_BY_TIMEOUT)
 		b->tested++;
 }
@@ -582,6 +585,7 @@ void bisect_probe_spec(ab_bisect *b, size_t idx, const char *root, const char *a
 	spec->arts = bd->artifacts;
 	spec->narts = bd->nartifacts;
 	spec->step = b->probe_step++;
+	spec->links = root != NULL;
 	spec->timeout = b->opt.timeout;
 	spec->grace = 5.0;
 	spec->stdout_to_stderr = b->opt.probe_stdout_to_stderr;
@@ -704,16 +708,20 @@ int bisect_judge(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, s
 	if (ab_probe_run(&spec, &res, err) < 0)
 		return -1;
 	rc = bisect_probe_verdict(b, idx, *root, &res, &t, &by, err);
-	if (rc != 0)
+	if (rc != 0) {
+		free(res.links);
 		return rc;
+	}
 	if (bound) {
 		char *why = bisect_bound_reason(b, idx, t, &res);
 
 		ab_bisect_record_bound(b, idx, t, by, res.seconds, wait, why);
 		free(why);
-	} else {
-		ab_bisect_record(b, idx, t, by, res.seconds, wait, NULL);
+	} else if (ab_bisect_record(b, idx, t, by, res.seconds, wait, NULL) != AB_ENGINE_OK) {
+		free(res.links);
+		return 0;
 	}
+	b->steps[b->nsteps - 1].links = res.links;
 	return 0;
 }
 
@@ -886,11 +894,15 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 			 * nothing) is not walked to its end. */
 			if (!b->index->builds[idx].failed &&
 			    ++unavailable_in_a_row >= MAX_UNAVAILABLE_IN_A_ROW) {
-				ab_error_set(err, AB_EXIT_FAILURE,
-					     _("%u builds in a row were unavailable, the last %s (%s): the farm looks broken; the session is kept"),
-					     unavailable_in_a_row, b->index->builds[idx].id, reason ? reason : "?");
+				if (cb->fetch.notice) {
+					char *msg = ab_xasprintf(_("%u builds in a row were unavailable: the farm looks broken; giving up"),
+								 unavailable_in_a_row);
+					cb->fetch.notice(cb->fetch.ud, msg);
+					free(msg);
+				}
 				free(reason);
-				return -1;
+				b->result = AB_RESULT_INCONCLUSIVE;
+				break;
 			}
 			free(reason);
 			ab_bisect_settle(b);

@@ -41,6 +41,8 @@ typedef struct ab_step {
 				 * the probe over [at - seconds, at] */
 	int bound;		/* a --check-bounds run on an end of the range:
 				 * never given to the engine */
+	char *links;		/* what the probe linked to (a lab job, its
+				 * log): "TEXT URL" lines, http(s) only; or NULL */
 } ab_step;
 
 typedef enum ab_result {

@@ -137,12 +137,19 @@ static int job_verdict(ab_bisect *b, const ab_bisect_callbacks *cb, job *j, ab_e
 
 		ab_bisect_record_bound(b, j->idx, t, by, j->res.seconds, j->wait, why);
 		free(why);
+		b->steps[b->nsteps - 1].links = j->res.links;
+		j->res.links = NULL;
 		if (cb->verdict)
 			cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
 	} else if (rc == 0 && ab_bisect_record(b, j->idx, t, by, j->res.seconds, j->wait, NULL) ==
-		   AB_ENGINE_OK && cb->verdict) {
-		cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
+		   AB_ENGINE_OK) {
+		b->steps[b->nsteps - 1].links = j->res.links;
+		j->res.links = NULL;
+		if (cb->verdict)
+			cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
 	}
+	free(j->res.links);
+	j->res.links = NULL;
 	return rc;
 }
 

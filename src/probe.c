@@ -149,7 +149,7 @@ static char **probe_env(const ab_probe_spec *s, const char *token)
 	static const char *const ours[] = {
 		"ARTBISECT_ROOT=", "ARTBISECT_BUILD=", "ARTBISECT_COMMIT=", "ARTBISECT_VERSION=",
 		"ARTBISECT_ARTIFACTS=", "ARTBISECT_STEP=", "ARTBISECT_PROBE_ID=",
-		"ARTBISECT_ARTIFACT_URLS=", "ARTBISECT_ARTIFACT_SHA256S=",
+		"ARTBISECT_ARTIFACT_URLS=", "ARTBISECT_ARTIFACT_SHA256S=", "ARTBISECT_LINKS=",
 	};
 	ab_buf urls = {0}, shas = {0};
 	size_t n = 0, i, k, out = 0;
@@ -157,7 +157,7 @@ static char **probe_env(const ab_probe_spec *s, const char *token)
 
 	while (environ[n])
 		n++;
-	env = ab_xcalloc(n + 10, sizeof *env);
+	env = ab_xcalloc(n + 11, sizeof *env);
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < sizeof ours / sizeof ours[0]; k++)
 			if (!strncmp(environ[i], ours[k], strlen(ours[k])))
@@ -182,6 +182,8 @@ static char **probe_env(const ab_probe_spec *s, const char *token)
 	}
 	env[out++] = ab_buf_steal(&urls);
 	env[out++] = ab_buf_steal(&shas);
+	if (s->links)
+		env[out++] = ab_xasprintf("ARTBISECT_LINKS=%s.links", s->root);
 	/* Marks every process of this step, daemons included. */
 	env[out++] = ab_xasprintf("ARTBISECT_PROBE_ID=%s", token);
 	env[out] = NULL;
@@ -368,7 +370,69 @@ done:
 	return ws;
 }
 
+static int probe_run(const ab_probe_spec *s, ab_probe_result *res, ab_error *err);
+
+/* A URL from a probe fit for a report: http(s), printable ASCII with
+ * none of the characters that end a link in Markdown or HTML. */
+static int link_url_ok(const char *u)
+{
+	if (strncmp(u, "http://", 7) && strncmp(u, "https://", 8))
+		return 0;
+	for (; *u; u++)
+		if (*u <= ' ' || *u >= 0x7f || strchr("<>\"'`\\()[]{}|^", *u))
+			return 0;
+	return 1;
+}
+
+/* What the probe wrote to its links file: at most 8 "TEXT URL" lines
+ * (the URL last), the text made printable; NULL when none. */
+static char *read_links(const char *path)
+{
+	char buf[8192], *line, *save = NULL;
+	ab_buf out = {0};
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), kept = 0;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	unlink(path);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line && kept < 8; line = strtok_r(NULL, "\n", &save)) {
+		char *url = strrchr(line, ' '), *p;
+
+		url = url ? url + 1 : line;
+		if (!link_url_ok(url))
+			continue;
+		for (p = line; p < url; p++)
+			if ((unsigned char)*p < ' ' || *p == 0x7f)
+				*p = ' ';
+		ab_buf_printf(&out, "%s%.*s%s%s", kept ? "\n" : "", (int)(url - line > 1 ? url - line - 1 : 0),
+			      line, url > line ? " " : "", url);
+		kept++;
+	}
+	return kept ? ab_buf_steal(&out) : (ab_buf_free(&out), NULL);
+}
+
 int ab_probe_run(const ab_probe_spec *s, ab_probe_result *res, ab_error *err)
+{
+	/* Beside the root, not in it: nothing of the build's own. */
+	char *path = s->links ? ab_xasprintf("%s.links", s->root) : NULL;
+	int rc;
+
+	if (path)
+		unlink(path);	/* an earlier run's */
+	rc = probe_run(s, res, err);
+	if (path)
+		res->links = read_links(path);
+	free(path);
+	return rc;
+}
+
+static int probe_run(const ab_probe_spec *s, ab_probe_result *res, ab_error *err)
 {
 	static unsigned counter;
 	double start = ab_now();

@@ -24,6 +24,8 @@ typedef struct ab_probe_spec {
 				 * them (ARTBISECT_ARTIFACT_URLS, _SHA256S), or NULL */
 	size_t narts;
 	unsigned step;
+	int links;		/* ARTBISECT_LINKS=ROOT.links: a file where the
+				 * probe may name what it linked to (a lab job) */
 	double timeout;		/* seconds; 0 = none */
 	double grace;		/* seconds between TERM and KILL */
 	int stdout_to_stderr;	/* keep stdout for the JSON report */
@@ -46,6 +48,9 @@ typedef struct ab_probe_result {
 	int status;		/* exit status, or -1 */
 	int signal;		/* terminating signal, or 0 */
 	double seconds;
+	char *links;		/* what the probe wrote to $ARTBISECT_LINKS: "TEXT
+				 * URL" lines, http(s) URLs only; NULL when none
+				 * (caller frees) */
 } ab_probe_result;
 
 /* Maps a wait status to an outcome (exposed for tests). */

@@ -150,6 +150,73 @@ const char *ab_report_trust_sentence(const ab_bisect *b, size_t *unverified)
 	return _("WARNING: some builds were not verified at all (--allow-unverified); they are marked unverified.");
 }
 
+/* ---- what probes linked to (a lab's job, its log) ---- */
+
+/* A step's links as JSON: [{"text", "url"}]. */
+static json_t *links_json(const char *links)
+{
+	json_t *a = json_array();
+	const char *p = links;
+
+	while (p && *p) {
+		const char *end = strchr(p, '\n'), *sp;
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		for (sp = p + n; sp > p && sp[-1] != ' '; sp--)
+			;
+		json_array_append_new(a, json_pack("{s:s%, s:s%}", "text", p, sp > p ? (size_t)(sp - p - 1) : 0,
+						   "url", sp, (size_t)(p + n - sp)));
+		p = end ? end + 1 : NULL;
+	}
+	return a;
+}
+
+/* Calls fn for each "TEXT URL" line of links. */
+static void each_link(const char *links, void (*fn)(void *ud, const char *text, size_t tn,
+						    const char *url, size_t un), void *ud)
+{
+	const char *p = links;
+
+	while (p && *p) {
+		const char *end = strchr(p, '\n'), *sp;
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		for (sp = p + n; sp > p && sp[-1] != ' '; sp--)
+			;
+		fn(ud, p, sp > p ? (size_t)(sp - p - 1) : 0, sp, (size_t)(p + n - sp));
+		p = end ? end + 1 : NULL;
+	}
+}
+
+typedef struct link_out {
+	ab_buf *out;
+	esc_fn esc;
+	int md;
+} link_out;
+
+static void put_link(void *ud, const char *text, size_t tn, const char *url, size_t un)
+{
+	link_out *lo = ud;
+	char *t = ab_xstrndup(text, tn), *u = ab_xstrndup(url, un);
+
+	/* The URL was checked when it was read: http(s), no character that
+	 * ends a link. */
+	if (lo->md) {
+		ab_buf_puts(lo->out, " [");
+		lo->esc(lo->out, *t ? t : _("link"));
+		ab_buf_printf(lo->out, "](%s)", u);
+	} else {
+		ab_buf_puts(lo->out, " ");
+		if (*t) {
+			lo->esc(lo->out, t);
+			ab_buf_puts(lo->out, " ");
+		}
+		lo->esc(lo->out, u);
+	}
+	free(t);
+	free(u);
+}
+
 /* ---- the flaky model's answer ---- */
 
 /* The builds with runs, in index order, for the counts. */
@@ -398,6 +465,8 @@ json_t *ab_report_json(const ab_bisect *b)
 		if (s->bound)
 			json_object_set_new(js, "bound",
 					    json_string(s->index == b->old_end ? "old" : "new"));
+		if (s->links)
+			json_object_set_new(js, "links", links_json(s->links));
 		if (trust && b->index->builds[s->index].nartifacts)
 			json_object_set_new(js, "trust",
 					    json_string(ab_trust_name(b->index->builds[s->index].trust)));
@@ -589,6 +658,19 @@ char *ab_report_text(const ab_bisect *b)
 			ab_buf_printf(&out, _("  unavailable: %s (%s)\n"), id, why);
 			free(id);
 			free(why);
+		}
+	}
+	for (i = 0; i < b->nsteps; i++) {
+		const ab_step *s = &b->steps[i];
+
+		if (s->links) {
+			link_out lo = { &out, esc_term, 0 };
+			char *id = ab_esc_term(b->index->builds[s->index].id);
+
+			ab_buf_printf(&out, _("  probe of %s:"), id);
+			each_link(s->links, put_link, &lo);
+			ab_buf_puts(&out, "\n");
+			free(id);
 		}
 	}
 	/* Not when an end failed --check-bounds: the change is not between them. */
@@ -793,6 +875,13 @@ char *ab_report_markdown(const ab_bisect *b)
 			free(by);
 		} else {
 			md_cell(&out, ab_by_name(s->by));
+		}
+		if (s->links) {
+			link_out lo = { &out, ab_esc_md_to, 1 };
+
+			out.len--;	/* inside the cell: before its closing '|' */
+			each_link(s->links, put_link, &lo);
+			ab_buf_puts(&out, " |");
 		}
 		ab_buf_puts(&out, "\n");
 	}

@@ -425,6 +425,32 @@ static void put_jobs(ab_buf *out, const ab_bisect *b)
 	ab_buf_puts(out, "</svg></div>\n");
 }
 
+/* What the probe linked to (its lab job): "TEXT URL" lines whose URLs
+ * were checked when read (http(s), no quote or bracket). */
+static void put_links(ab_buf *out, const char *links)
+{
+	const char *p = links;
+
+	while (p && *p) {
+		const char *end = strchr(p, '\n'), *sp;
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char *text, *url;
+
+		for (sp = p + n; sp > p && sp[-1] != ' '; sp--)
+			;
+		text = ab_xstrndup(p, sp > p ? (size_t)(sp - p - 1) : 0);
+		url = ab_xstrndup(sp, (size_t)(p + n - sp));
+		ab_buf_puts(out, " <a class=\"link\" rel=\"noopener noreferrer\" href=\"");
+		ab_esc_html_to(out, url);
+		ab_buf_puts(out, "\">");
+		ab_esc_html_to(out, *text ? text : url);
+		ab_buf_puts(out, "</a>");
+		free(text);
+		free(url);
+		p = end ? end + 1 : NULL;
+	}
+}
+
 static void put_steps(ab_buf *out, const ab_bisect *b)
 {
 	size_t i;
@@ -446,6 +472,7 @@ static void put_steps(ab_buf *out, const ab_bisect *b)
 			ab_buf_puts(out, ": ");
 			ab_esc_html_to(out, s->reason);
 		}
+		put_links(out, s->links);
 		ab_buf_printf(out, "</td><td>%.2f</td><td>", s->seconds);
 		if (s->wait >= 0)
 			ab_buf_printf(out, "%.2f", s->wait);

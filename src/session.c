@@ -58,6 +58,7 @@ static void free_steps(ab_session *s)
 	for (i = 0; i < s->nsteps; i++) {
 		free(s->steps[i].id);
 		free(s->steps[i].reason);
+		free(s->steps[i].links);
 	}
 	free(s->steps);
 	s->steps = NULL;
@@ -120,6 +121,7 @@ static void add_step(ab_session *s, const char *id, ab_term v, ab_by by, double 
 	st->wait = wait;
 	st->reason = ab_xstrdup(reason);
 	st->bound = bound;
+	st->links = NULL;
 }
 
 static int term_from_name(const char *s, ab_term *t)
@@ -237,6 +239,7 @@ ab_session *ab_session_load(const char *work_dir, ab_error *err)
 			add_step(s, id, t, b, json_number_value(json_object_get(v, "seconds")),
 				 json_is_number(w) && json_number_value(w) >= 0 ? json_number_value(w) : -1,
 				 str_field(v, "reason"), json_is_true(json_object_get(v, "bound")));
+			s->steps[s->nsteps - 1].links = ab_xstrdup(str_field(v, "links"));
 		}
 	}
 out:
@@ -271,6 +274,8 @@ int ab_session_save(const ab_session *s, const char *work_dir, ab_error *err)
 			json_object_set_new(o, "reason", json_string(st->reason));
 		if (st->bound)
 			json_object_set_new(o, "bound", json_true());
+		if (st->links)
+			json_object_set_new(o, "links", json_string(st->links));
 		json_array_append_new(steps, o);
 	}
 	json_object_set_new(root, "format", json_string("artbisect-session"));
@@ -427,6 +432,7 @@ void ab_session_capture(ab_session *s, const ab_bisect *b)
 			continue;
 		add_step(s, b->index->builds[st->index].id, st->verdict, st->by, st->seconds,
 			 st->wait, st->reason, st->bound);
+		s->steps[s->nsteps - 1].links = ab_xstrdup(st->links);
 	}
 	free(s->result);
 	s->result = ab_xstrdup(results[b->result]);
@@ -463,6 +469,7 @@ int ab_session_apply(const ab_session *s, ab_bisect *b, int by_replay, ab_error 
 			return -1;
 		}
 		b->steps[b->nsteps - 1].at = 0;	/* not timed by this process */
+		b->steps[b->nsteps - 1].links = ab_xstrdup(st->links);
 	}
 	if (s->probe_step > b->probe_step)
 		b->probe_step = s->probe_step;

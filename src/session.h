@@ -24,6 +24,7 @@ typedef struct ab_session_step {
 	double wait;		/* ab_step.wait; -1 when not measured */
 	char *reason;		/* why unavailable, or NULL */
 	int bound;		/* ab_step.bound: a --check-bounds end */
+	char *links;		/* ab_step.links, or NULL */
 } ab_session_step;
 
 /* A kernel --install system put on the machine. */

@@ -86,4 +86,29 @@ is "$RC" 0 "probe leaving a background process: found"
 sleep 0.2
 is "$(pgrep -f "sleep $marker" | wc -l)" 0 "the background process was killed"
 
+# What a probe links to (a lab's job and log), through $ARTBISECT_LINKS:
+# kept with its step, in every report; URLs that are not http(s) or that
+# carry characters ending a link are dropped.
+cat > "$T/linkprobe.sh" <<'P'
+{
+	echo "LAVA job https://lab.example.org/scheduler/job/$ARTBISECT_STEP"
+	echo "log https://lab.example.org/log?id=$ARTBISECT_STEP&x=1"
+	echo "evil javascript:alert(1)"
+	echo "evil2 https://x.example.org/a)b"
+	echo "evil3 file:///etc/passwd"
+} > "$ARTBISECT_LINKS"
+./usr/bin/app
+P
+run "${A[@]}" --probe "sh $T/linkprobe.sh" --report "$T/links.md"
+is "$RC" 0 "a probe writing links: found"
+is "$(echo "$OUT" | json_get - steps.0.links.0.url)" "https://lab.example.org/scheduler/job/1" "JSON: the step's first link"
+is "$(echo "$OUT" | json_get - steps.0.links.0.text)" "LAVA job" "JSON: with its text"
+is "$(echo "$OUT" | json_get - steps.0.links | "$PYTHON3" -c 'import json,sys; print(len(json.load(sys.stdin)))')" 2 \
+	"only the two http(s) links a report can carry are kept"
+like "$(cat "$T/links.md")" '\[LAVA job\]\(https://lab\.example\.org/scheduler/job/1\)' "Markdown: a link in the step's row"
+unlike "$(cat "$T/links.md")" 'javascript|file:|a\)b' "Markdown: nothing of the dropped ones"
+like "$ERR" 'probe of b[0-9]+: LAVA job https://lab\.example\.org/scheduler/job/1' "text: the links, by build"
+ls "$T/work/roots"/*.links >/dev/null 2>&1
+tap_ok $(( $? != 0 ? 0 : 1 )) "no links file is left beside the roots"
+
 plan_done

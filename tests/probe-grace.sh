@@ -42,3 +42,4 @@ is "$RC" 1 "a probe that ignores TERM: the run still ends"
 # Gone, or a zombie left for init to reap: not running any more.
 state=$(ps -o stat= -p "$pid" 2>/dev/null | tr -d ' ')
 like "${state:-gone}" '^(gone|Z.*)$' "the probe that ignored TERM was killed (state: ${state:-gone})"
+plan_done
