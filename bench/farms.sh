@@ -12,9 +12,12 @@
 #      (access log lines for URLs ending in '/', and the report's own
 #      count where it gives one);
 #   2. the same again with the same --cache-dir: listings revalidated
-#      (304) or fetched anew, time to the first probe;
+#      (304) or fetched anew, time to the first probe; nginx sends no
+#      validators for listings, so 2b does both runs on Apache with
+#      IndexOptions TrackModified, which sends them (though mod_autoindex,
+#      as of Apache 2.4, still answers a conditional request with 200);
 #   3. the same builds as an index v1 (written by `artbisect index URL`,
-#      or by this script when that fails): time to the first probe.
+#      or by `mkfarms.py index` when that fails): time to the first probe.
 # The probe answers "good" up to the middle build and "bad" after, so
 # every run takes the same steps. No target yet: the figures are for
 # comparing the farm with its index v1 (issue 19).
@@ -48,7 +51,6 @@ gen=$(sub "$(now)" "$t0")
 start_nginx "$T/nginx" "$T/f" || exit 1
 LOG="$T/nginx/access.log"
 mid=$(( COUNT / 2 ))
-MIDID=$(json_get "$T/f/mainline.json" "builds.$mid")
 
 # The probe: the build's position in the manifest decides; the first run
 # notes the time.
@@ -104,7 +106,7 @@ except (OSError, ValueError): print("no report"); sys.exit(0)
 print("%s, first bad %s, %s probe runs" % (d.get("result"), (d.get("first_new") or {}).get("id"), d.get("tested")))' "$1"
 }
 
-echo "farm: $COUNT mainline versions made in $gen s; the first bad build is $(json_get "$T/f/mainline.json" "builds.$mid")"
+echo "farm: $COUNT mainline versions made in $gen s; the first bad build (by the probe) is $(json_get "$T/f/mainline.json" "builds.$mid")"
 echo
 
 : >"$LOG"
@@ -124,32 +126,32 @@ printf '   %-34s %6s  (%s of them 304 Not Modified; report: %s)\n' "listing page
 	"$(pages304)" "$(reported "$T/farm2.json")"
 echo
 
+# nginx sends no validators for a listing; Apache does with TrackModified.
+if command -v apache2 >/dev/null 2>&1; then
+	NG_URL=$URL
+	FARM_APACHE_INDEX_OPTIONS="FancyIndexing TrackModified" start_apache "$T/apache" "$T/f" || exit 1
+	LOG="$T/apache/access.log"
+	read -r fa ta rca <<<"$(bisect ap1 "$URL/mainline/" "$T/cache-ap" --farm mainline)"
+	pa=$(pages)
+	: >"$LOG"
+	read -r fb tb rcb <<<"$(bisect ap2 "$URL/mainline/" "$T/cache-ap" --farm mainline)"
+	echo "2b. Apache with IndexOptions TrackModified (listings carry Last-Modified and ETag,"
+	echo "    but mod_autoindex answers If-None-Match/If-Modified-Since with a full 200 page)"
+	printf '   %-34s %6s s, whole run %s s, %s listing pages (exit %s)\n' "first run: first probe" "$fa" "$ta" "$pa" "$rca"
+	printf '   %-34s %6s s, whole run %s s, %s listing pages, %s of them 304 (exit %s; report: %s)\n' \
+		"second run: first probe" "$fb" "$tb" "$(pages)" "$(pages304)" "$rcb" "$(reported "$T/ap2.json")"
+	stop_apache
+	URL=$NG_URL
+	LOG="$T/nginx/access.log"
+	echo
+fi
+
 t0=$(now)
-if "$AB" index "$URL/mainline/" --farm mainline --output "$T/index-v1.json" 2>"$T/index.err"; then
+if "$AB" index --farm mainline --output "$T/index-v1.json" "$URL/mainline/" 2>"$T/index.err"; then
 	how="artbisect index URL, $(sub "$(now)" "$t0") s"
 else
-	how="written by bench/farms.sh: artbisect index URL failed ($(head -n 1 "$T/index.err"))"
-	"$PY" - "$T/f/mainline" "$URL/mainline/" >"$T/index-v1.json" <<'PY'
-import json, os, sys, hashlib
-root, url = sys.argv[1], sys.argv[2]
-man = json.load(open(root.rstrip("/") + ".json"))
-digests = {}
-builds = []
-for v in man["builds"]:
-    d = os.path.join(root, v, "amd64")
-    arts = []
-    for n in sorted(os.listdir(d)):
-        if "-image-" in n or "-modules-" in n:
-            p = os.path.join(d, n)
-            st = os.stat(p)
-            if st.st_ino not in digests:
-                digests[st.st_ino] = hashlib.sha256(open(p, "rb").read()).hexdigest()
-            arts.append({"url": "%s%s/amd64/%s" % (url, v, n), "sha256": digests[st.st_ino],
-                         "size": st.st_size, "type": "deb"})
-    builds.append({"id": v, "artifacts": arts})
-json.dump({"format": "artbisect-index", "version": 1, "name": "mainline bench", "builds": builds},
-          sys.stdout)
-PY
+	how="written by mkfarms.py index: artbisect index URL failed ($(head -n 1 "$T/index.err"))"
+	mkfarms index "$T/f/mainline" --url "$URL/mainline/" >"$T/index-v1.json"
 fi
 : >"$LOG"
 read -r f3 t3 rc3 <<<"$(bisect idx "$T/index-v1.json" "$T/cache3")"

@@ -866,7 +866,7 @@ static int run_loop(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb
 			b->result = AB_RESULT_INCONCLUSIVE;
 			break;
 		}
-		if (b->opt.jobs > 1 && b->opt.probe && !b->flaky) {
+		if (b->opt.jobs > 1 && b->opt.probe) {
 			rc = bisect_multisect(b, cache, cb, err);
 			if (rc != 0) {
 				b->result = AB_RESULT_ABORTED;

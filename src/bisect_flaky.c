@@ -65,6 +65,22 @@ size_t bisect_flaky_next(const ab_bisect *b)
 	return ab_flaky_next(b->flaky, out, 1) ? out[0] : (size_t)-1;
 }
 
+/* For --jobs: the model's best build not among the pending ones (the
+ * builds in flight), or (size_t)-1. */
+size_t bisect_flaky_pick(const ab_bisect *b, const size_t *pending, size_t npending)
+{
+	size_t out[AB_FLAKY_MAX_NEXT], n, i, k;
+
+	n = ab_flaky_next(b->flaky, out, npending + 1 < AB_FLAKY_MAX_NEXT ? npending + 1 : AB_FLAKY_MAX_NEXT);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < npending && pending[k] != out[i]; k++)
+			;
+		if (k == npending)
+			return out[i];
+	}
+	return (size_t)-1;
+}
+
 /* While build idx runs, the builds the model would choose after a pass
  * and after a failure. */
 size_t bisect_flaky_after(const ab_bisect *b, size_t idx, size_t out[2])

@@ -50,6 +50,8 @@ int bisect_go_flaky(ab_bisect *b);
 void bisect_flaky_observe(ab_bisect *b, size_t idx, ab_term t, ab_by by);
 /* The build the model runs next, or (size_t)-1 when it is done. */
 size_t bisect_flaky_next(const ab_bisect *b);
+/* For --jobs: the model's best build not in flight, or (size_t)-1. */
+size_t bisect_flaky_pick(const ab_bisect *b, const size_t *pending, size_t npending);
 /* The builds it would run after a pass and after a failure on idx
  * (for prefetch): how many written to out. */
 size_t bisect_flaky_after(const ab_bisect *b, size_t idx, size_t out[2]);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bisect_steps.h"
+#include "flaky.h"
 #include "i18n.h"
 #include "prefetch.h"
 #include "util.h"
@@ -55,6 +56,9 @@ static void *job_main(void *arg)
 /* Whether build idx can still move the range. */
 static bool still_useful(const ab_bisect *b, size_t idx)
 {
+	/* Under the flaky model every run is an observation. */
+	if (b->flaky)
+		return !ab_flaky_untestable(b->flaky, idx);
 	return idx > ab_engine_last_old(b->engine) && idx < ab_engine_first_new(b->engine);
 }
 
@@ -252,7 +256,7 @@ int bisect_multisect(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *c
 
 			for (i = 0; i < n; i++)
 				keys[i] = js[i]->idx;
-			pick = ab_engine_pick(b->engine, keys, n);
+			pick = b->flaky ? bisect_flaky_pick(b, keys, n) : ab_engine_pick(b->engine, keys, n);
 			if (pick == (size_t)-1)
 				break;
 			j = ab_xcalloc(1, sizeof *j);

@@ -5,7 +5,8 @@
 # epoch, whose name holds a colon), served by nginx and by Apache,
 # bisected end to end: found with --keyring (both ends checked, so the
 # epoch build is fetched too), refused without a keyring unless
-# --allow-unverified (then marked "unverified"), and a .sig by another key
+# --allow-unverified (then marked "unverified"; with archlinux-keyring
+# installed, checked against Arch's keys and unavailable), and a .sig by another key
 # or a package changed after signing making that build unavailable.
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
@@ -65,6 +66,11 @@ for srv in $(farm_servers); do
 	is "$RC:$(report_field "$T/$srv-unverified.json" first_new.id)" "0:$CULPRIT" \
 		"$srv: --allow-unverified finds the culprit"
 	is "$(trusts "$srv-unverified")" "unverified" "$srv: --allow-unverified: every tested build's trust is \"unverified\""
+	is "$(report_field "$T/$srv-unverified.json" trust.level)" "unverified" \
+		"$srv: --allow-unverified: the report's trust level is \"unverified\""
+	like "$(report_field "$T/$srv-unverified.json" trust.unverified)" "\"$CULPRIT\"" \
+		"$srv: --allow-unverified: the report lists the culprit among the unverified builds"
+	like "$(cat "$T/$srv-unverified.err")" 'WARNING.*not verified' "$srv: --allow-unverified: the text warns"
 
 	# No --keyring, Debian's archlinux-keyring installed: its keys are
 	# used, and they did not sign this fixture farm.
@@ -75,6 +81,10 @@ for srv in $(farm_servers); do
 		like "$(steps_where "$T/$srv-debkeys.json" by=unavailable reason | head -n 1)" 'not in --keyring|no public key|key' \
 			"$srv: the reason names the key"
 		is "$(cat "$T/kernel.log")" "" "$srv: nothing signed by an unknown key is tested"
+		farm_bisect "$srv-debkeys-unverified" --index "$U/arch/$P" --farm arch --allow-unverified \
+			--probe "$T/kernel.probe"
+		is "$RC:$(cat "$T/kernel.log")" "3:" \
+			"$srv: --allow-unverified with Debian's Arch keys: still checked, every build unavailable (exit 3), none tested"
 	else
 		skip "$srv: Debian's Arch keys" "archlinux-keyring is not installed"
 	fi

@@ -49,7 +49,10 @@ for srv in $(farm_servers); do
 	is "$RC" 2 "$srv: no listing, --farm mainline: exit 2"
 	like "$(cat "$T/$srv-notalisting-forced.err")" "$U/hostile/notalisting/" "$srv: no listing, --farm mainline: the message names the URL"
 
-	# 100,000 links on one page (11 MB), none of them a real directory.
+	# 100,000 links on one page (11 MB), none of them a real directory: a
+	# narrow range first (the page read, one build tried), then all of it.
+	farm_bisect "$srv-huge-range" --index "$U/hostile/huge/" --farm mainline --good v6.0.0 --bad v6.0.2 --probe true
+	like "$RC" '^[123]$' "$srv: 100,000 links, --good v6.0.0 --bad v6.0.2: read (or refused) and ended cleanly (exit 1, 2 or 3)"
 	farm_bisect "$srv-huge" --index "$U/hostile/huge/" --farm mainline --probe true
 	isnt "$RC" 124 "$srv: a listing of 100,000 links does not hang (ends within 120 s)"
 	like "$RC" '^[123]$' "$srv: 100,000 links: refused or inconclusive, cleanly (exit 1, 2 or 3, no crash)"

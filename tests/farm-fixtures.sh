@@ -9,7 +9,7 @@ set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
 . "$TESTS_SRCDIR/farmlib.sh"
 
-need_cmd curl gpg gpgv dpkg-deb bsdtar zstd rpm rpmkeys rpmbuild sha256sum sha1sum
+need_cmd curl gpg gpgv dpkg-deb bsdtar zstd rpm rpmkeys rpmbuild rpm2cpio cpio sha256sum sha1sum
 [ -n "$(farm_servers)" ] || skip_all "neither nginx nor apache2 is installed (apt-get install nginx-light apache2)"
 
 farm_keys
@@ -193,6 +193,32 @@ for srv in $(farm_servers); do
 	# -- hostile
 	unlike "$(curl -sS "$URL/hostile/notalisting/")" 'Index of' "$srv: hostile: notalisting/ is a plain page"
 	is "$(curl -sS "$URL/hostile/huge/" | grep -c '<a href="v6\.')" 100000 "$srv: hostile: huge/ links 100,000 versions"
+
+	# The engine reaches the planted culprits through an index v1 of the
+	# same packages (mkfarms.py index): the fixtures unpack, and the
+	# probes say what the farm tests expect of them. nginx only.
+	if [ "$srv" = nginx ]; then
+		farm_probe generic 'boot/vmlinuz-*-generic' 'boot/vmlinuz-*' 'lib/modules/*-generic/modules.dep' \
+			'!lib/modules/*-lowlatency'
+		farm_probe kernel 'usr/lib/modules/*/vmlinuz' 'usr/lib/modules/*/vmlinuz' '!usr/lib/modules/*/build'
+		farm_probe core 'lib/modules/*/vmlinuz' 'lib/modules/*/vmlinuz' '!lib/modules/*/kernel'
+		farm_probe app 'app/STATUS' 'app/STATUS' 'app/bin/app'
+		while read -r farm probe last; do
+			mkfarms index "$F/$farm" --url "$URL/$farm/" >"$T/$farm.idx.json"
+			farm_bisect "$farm-idx" --index "$T/$farm.idx.json" --check-bounds --probe "$T/$probe.probe"
+			is "$RC $(report_field "$T/$farm-idx.json" last_old.id) $(report_field "$T/$farm-idx.json" first_new.id)" \
+				"0 $last $(json_get "$F/$farm.json" culprit)" \
+				"$srv: $farm through an index v1: the planted culprit, after $last"
+			is "$(probe_check "$probe")" clean "$srv: $farm through an index v1: every root as the probe requires"
+		done <<'EOF'
+mainline generic v6.8.1
+arch kernel 6.8.1.arch1-1
+koji core 6.8.4-300.fc40
+sums app 2026-1-9
+EOF
+		is "$(report_field "$T/koji-idx.json" first_new.commit)" "$(json_get "$F/koji.json" commit)" \
+			"$srv: koji through an index v1: the snapshot's commit"
+	fi
 
 	stop_farm_server "$srv"
 done

@@ -1,5 +1,5 @@
 #!/bin/bash
-# `artbisect index URL` on a farm writes an index v1 that bisects to the
+# `artbisect index [farm options] URL` on a farm writes an index v1 that bisects to the
 # same answer as the farm itself, and reads no listing when it is used:
 # a mainline farm (with --keyring) and a Koji tree (with --package), each
 # served by nginx and by Apache.
@@ -63,8 +63,8 @@ for srv in $(farm_servers); do
 	LOG="$T/$srv/access.log"
 
 	# mainline
-	run timeout 120 "$ARTBISECT" index "$U/mainline/" --farm mainline --keyring "$FARM_KEY" \
-		--output "$T/$srv-ml.idx.json"
+	run timeout 120 "$ARTBISECT" index --farm mainline --keyring "$FARM_KEY" \
+		--output "$T/$srv-ml.idx.json" "$U/mainline/"
 	is "$RC" 0 "$srv: artbisect index URL (mainline): exit 0"
 	[ "$RC" = 0 ] || diag "$ERR"
 	is "$(check_index "$T/$srv-ml.idx.json")" "" "$srv: mainline: an index v1, every build with absolute URLs and SHA-256s"
@@ -83,8 +83,8 @@ for srv in $(farm_servers); do
 		"$srv: mainline: the index run downloads packages and reads no listing"
 
 	# koji
-	run timeout 120 "$ARTBISECT" index "$U/koji/$KP" --farm koji --package kernel-core \
-		--output "$T/$srv-koji.idx.json"
+	run timeout 120 "$ARTBISECT" index --farm koji --package kernel-core \
+		--output "$T/$srv-koji.idx.json" "$U/koji/$KP"
 	is "$RC" 0 "$srv: artbisect index URL (koji): exit 0"
 	[ "$RC" = 0 ] || diag "$ERR"
 	is "$(check_index "$T/$srv-koji.idx.json")" "" "$srv: koji: an index v1, every build with absolute URLs and SHA-256s"

@@ -56,6 +56,8 @@ for srv in $(farm_servers); do
 	like "$(report_field "$T/$srv-found.json" builds)" '^1[12]$' "$srv: 12 version directories (11 without the failed one); daily/ is no build"
 	ok "$srv: the failed build $FAILED is never handed to the probe" not_probed generic "$FAILED"
 	is "$(trusts "$srv-found")" "signed" "$srv: with --keyring every tested build's trust is \"signed\""
+	is "$(report_field "$T/$srv-found.json" trust.level)" "signed" "$srv: with --keyring the report's trust level is \"signed\""
+	is "$(report_field "$T/$srv-found.json" farm.layout)" "mainline" "$srv: the report names the layout it recognised"
 
 	# Forced layout, explicit ends.
 	: >"$T/generic.log"
@@ -111,6 +113,8 @@ for srv in $(farm_servers); do
 	farm_bisect "$srv-digest" --index "$U/mainline/" --probe "$T/generic.probe"
 	is "$RC:$(report_field "$T/$srv-digest.json" first_new.id)" "0:$CULPRIT" "$srv: without --keyring the culprit is found"
 	is "$(trusts "$srv-digest")" "digest" "$srv: without --keyring every tested build's trust is \"digest\" (integrity, not authenticity)"
+	is "$(report_field "$T/$srv-digest.json" trust.level)" "digest" "$srv: without --keyring the report's trust level is \"digest\""
+	like "$(cat "$T/$srv-digest.err")" 'integrity.*not authenticity' "$srv: without --keyring the text says integrity, not authenticity"
 
 	stop_farm_server "$srv"
 done

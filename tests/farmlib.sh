@@ -13,8 +13,11 @@
 #                              URL (http://127.0.0.1:PORT, no slash at the
 #                              end); its access log is DIR/access.log
 #                              ("METHOD PATH STATUS BYTES" lines)
-#   start_apache DIR ROOTDIR   Apache mod_autoindex with FancyIndexing;
-#                              sets APACHE_URL and URL; access log as nginx's
+#   start_apache DIR ROOTDIR   Apache mod_autoindex with FancyIndexing (or
+#                              the IndexOptions in FARM_APACHE_INDEX_OPTIONS,
+#                              e.g. "FancyIndexing TrackModified" for
+#                              listings with Last-Modified and ETag); sets
+#                              APACHE_URL and URL; access log as nginx's
 #   stop_nginx, stop_apache
 #   free_port                  prints a free TCP port on 127.0.0.1
 #   farm_servers               the servers installed, of "nginx apache"
@@ -88,8 +91,8 @@ _farm_readable() {
 # _farm_wait_up URL PID LOG: 0 once URL answers, 1 if the server died or
 # 10 s passed.
 _farm_wait_up() {
-	local i
-	for i in $(seq 100); do
+	local _
+	for _ in $(seq 100); do
 		curl -s -o /dev/null "$1/" && return 0
 		kill -0 "$2" 2>/dev/null || break
 		sleep 0.1
@@ -182,7 +185,7 @@ DocumentRoot "$root"
 <Directory "$root">
 	Options +Indexes
 	Require all granted
-	IndexOptions FancyIndexing
+	IndexOptions ${FARM_APACHE_INDEX_OPTIONS:-FancyIndexing}
 </Directory>
 EOF
 	: >"$dir/access.log"
@@ -233,6 +236,7 @@ farm_keys() {
 		at_exit 'GNUPGHOME="$T/keys/gnupg" gpgconf --kill all >/dev/null 2>&1'
 		mkfarms keys "$T/keys" || bail_out "mkfarms.py keys failed"
 		FARM_KEY="$T/keys/farm-key.asc"
+		# shellcheck disable=SC2034  # for the tests
 		OTHER_KEY="$T/keys/other-key.asc"
 	fi
 }

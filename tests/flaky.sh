@@ -49,6 +49,13 @@ like "$ERR" 'Most likely first bad build: b0037 \(probability' "the text report 
 like "$ERR" 'Estimated failure rate: [0-9.]+ before it, [0-9.]+ from it on' "and the rates"
 like "$ERR" 'Runs \(failed/passed\):.* b0037 [0-9]+/[0-9]+' "and each build's runs"
 
+# --jobs 2: two runs at once, the model's two best builds.
+export COUNTER="$T/count-jobs"
+run ab --work-dir "$T/w-jobs" --flaky --jobs 2 --probe "$T/flaky-probe" --json
+is "$RC:$(printf '%s' "$OUT" | json_get - first_new.id)" 0:b0037 "--flaky --jobs 2: the culprit is b0037"
+is "$(printf '%s' "$OUT" | json_get - flaky.probes)" "$(wc -l < "$T/count-jobs.log")" \
+	"--flaky --jobs 2: every run is an observation"
+
 # Ctrl-C in the middle, then `artbisect run`: every run is kept.
 export COUNTER="$T/count2"
 SLOW=1 "$ARTBISECT" --index "$BASE/index.json" --cache-dir "$T/cache" --work-dir "$T/w2" --flaky \

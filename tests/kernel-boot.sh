@@ -1,13 +1,15 @@
 #!/bin/bash
 # Kernels: a farm made here from Debian's real cloud kernel package,
 # repackaged as RPMs with Fedora's layout (12 builds over HTTP) and as
-# .debs with Debian's (6 builds). Good builds boot; from the culprit on
+# .debs with Debian's (6 builds), the same 6 as an Ubuntu mainline farm
+# (signed CHECKSUMS, served by nginx). Good builds boot; from the culprit on
 # they panic (their own initramfs, whose init exits), hang (an init that
 # sleeps forever) or do not load (a truncated image). Bisected with
 # data/probes/qemu-boot under qemu (TCG when KVM does not work): every
 # judgement comes from the console or the timeout.
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
+. "$TESTS_SRCDIR/farmlib.sh"
 
 need_cmd qemu-system-x86_64 busybox rpmbuild dpkg-deb cpio gzip apt-get
 [ "$(uname -m)" = x86_64 ] || skip_all "the kernel farm is an x86_64 one"
@@ -131,5 +133,57 @@ run "$ARTBISECT" --index "$T/debfarm/index.json" --probe "$P --timeout 15" --wor
 	--cache-dir "$T/cache" --json --no-prefetch
 is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/6.1.3-1 "6 kernel .debs (Debian's layout): the first bad build is found"
 like "$ERR" "booting $T/w2/roots/[0-9]+-6\\.1\\.[0-9]-1/boot/vmlinuz-$kver" "the probe finds Debian's /boot/vmlinuz-VERSION"
+
+# --- Ubuntu mainline farm: vX.Y[.Z]/amd64/ with signed CHECKSUMS, nginx ----
+# The same 6 kernels as mainline publishes them (names as tests/mkfarms.py's
+# mainline_names: v6.1.3 -> 6.1.3-060103, package version KREL.STAMP), read
+# by artbisect from nginx's listing, each CHECKSUMS checked against a key
+# made here, each image booted by the probe.
+mainline_part() {
+	local i ver krel pkgver d src n
+	farm_keys
+	for i in $(seq 0 5); do
+		if [ "$i" = 0 ]; then ver=v6.1; krel=6.1.0-060100; else ver=v6.1.$i; krel=$(printf '6.1.%d-0601%02d' "$i" "$i"); fi
+		pkgver=$krel.2023010${i}1200
+		d="$T/mlfarm/mainline/$ver/amd64"
+		mkdir -p "$d"
+		src="$T/mlsrc$i"
+		stage "$src/image" "$i" 3 "boot/vmlinuz-$krel-generic" "boot/initrd.img-$krel-generic"
+		mkdir -p "$src/modules/lib/modules/$krel-generic" "$src/image/DEBIAN" "$src/modules/DEBIAN"
+		printf 'kernel/drivers/dummy.ko:\n' > "$src/modules/lib/modules/$krel-generic/modules.dep"
+		for n in image-unsigned modules; do
+			printf 'Package: linux-%s-%s-generic\nVersion: %s\nArchitecture: amd64\nMaintainer: tests <t@example.org>\nDescription: test kernel %d\n' \
+				"$n" "$krel" "$pkgver" "$i" > "$src/${n%-unsigned}/DEBIAN/control"
+			dpkg-deb -Zgzip -z1 --root-owner-group --build "$src/${n%-unsigned}" \
+				"$d/linux-$n-${krel}-generic_${pkgver}_amd64.deb" > /dev/null 2>&1 || bail_out "dpkg-deb failed"
+		done
+		(
+			cd "$d" || exit 1
+			echo "# Checksums-Sha1:"
+			sha1sum -- *.deb
+			echo "# Checksums-Sha256:"
+			sha256sum -- *.deb
+		) > "$T/CHECKSUMS.$i" && mv "$T/CHECKSUMS.$i" "$d/CHECKSUMS"
+		GNUPGHOME="$T/keys/gnupg" gpg --batch --quiet --yes --local-user farm@example.org \
+			--detach-sign --output "$d/CHECKSUMS.gpg" "$d/CHECKSUMS" || bail_out "gpg could not sign $ver's CHECKSUMS"
+		echo 0 > "$d/status"
+	done
+	start_nginx "$T/nginx" "$T/mlfarm" || bail_out "nginx did not start"
+	run "$ARTBISECT" --index "$URL/mainline/" --keyring "$FARM_KEY" --probe "$P --timeout 15" \
+		--work-dir "$T/w3" --cache-dir "$T/cache3" --json --no-prefetch
+	is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/v6.1.3 \
+		"6 kernels as an Ubuntu mainline farm over nginx: the first bad build is found"
+	echo "$OUT" > "$T/mainline.json"
+	is "$(steps_where "$T/mainline.json" by=probe trust | sort -u | tr '\n' ' ' | sed 's/ $//')" signed \
+		"every tested build's CHECKSUMS was checked against its signature (trust \"signed\")"
+	like "$ERR" "booting $T/w3/roots/[0-9]+-v6\\.1(\\.[0-9])?/boot/vmlinuz-6\\.1\\.[0-9]-0601[0-9][0-9]-generic" \
+		"the probe boots mainline's /boot/vmlinuz-KREL-generic"
+	stop_nginx
+}
+if command -v nginx > /dev/null 2>&1; then
+	mainline_part
+else
+	skip "an Ubuntu mainline farm over nginx" "nginx is not installed (apt-get install nginx-light)"
+fi
 
 plan_done

@@ -26,6 +26,10 @@
         a large mainline tree for benchmarks: N version directories whose
         .debs are hard links to three tiny packages, CHECKSUMS in each
         (unsigned unless --keys).
+    mkfarms.py index FARM --url URL
+        FARM's builds as an index v1 on standard output, artifacts by
+        absolute URL under URL (where FARM is served): the answer a farm
+        reader should reach, for comparing and benchmarking.
     mkfarms.py hostile OUTDIR
         notalisting/ (a page that is no directory listing) and huge/ (a
         listing page of 100,000 version links, none of which exist).
@@ -557,6 +561,58 @@ def derive(src, out, keys, variant):
     manifest(out, man)
 
 
+# ---------------------------------------------------------------- index v1
+
+def write_index(farm, url):
+    """The farm's builds as an index v1 on stdout, artifacts by absolute
+    URL under url (where farm is served): what a farm reader should
+    find, written without one. Mainline: the generic amd64 image and
+    modules; Arch: the linux package; Koji: kernel-core; sums: the
+    x86_64 nightly tarball. Failed builds are "failed"."""
+    from urllib.parse import quote
+    man = json.load(open(os.path.abspath(farm).rstrip("/") + ".json"))
+    url = url.rstrip("/") + "/"
+    kind = man["kind"]
+    builds = []
+    digests = {}
+
+    def art(rel):
+        p = os.path.join(farm, rel)
+        st = os.stat(p)
+        if st.st_ino not in digests:
+            digests[st.st_ino] = digest(p, "sha256")
+        return {"url": url + quote(rel), "sha256": digests[st.st_ino], "size": st.st_size}
+
+    for i, b in enumerate(man["builds"]):
+        arts = []
+        if kind == "mainline":
+            rel = b if os.path.exists(os.path.join(farm, b, "CHECKSUMS")) else os.path.join(b, "amd64")
+            arts = [art(os.path.join(rel, n)) for n in sorted(os.listdir(os.path.join(farm, rel)))
+                    if n.endswith("_amd64.deb") and "-generic" in n and ("-image-" in n or "-modules-" in n)]
+        elif kind == "arch":
+            a = art(os.path.join(man["url_path"], "linux-%s-x86_64.pkg.tar.zst" % b))
+            a["type"] = "tar"
+            arts = [a]
+        elif kind == "koji":
+            ver, rel = b.split("-", 1)
+            d = os.path.join(man["url_path"], ver, rel, "x86_64")
+            if os.path.isdir(os.path.join(farm, d)):
+                arts = [art(os.path.join(d, "kernel-core-%s.x86_64.rpm" % b))]
+        elif kind == "sums":
+            arts = [art(os.path.join(man["url_path"], b, "app-%s-linux-x86_64.tar.gz" % b))]
+        build = {"id": b}
+        if "git" in b:
+            build["commit"] = b.split("git", 1)[1].split(".", 1)[0]
+        if arts:
+            build["artifacts"] = arts
+        else:
+            build["status"] = "failed"
+        builds.append(build)
+    json.dump({"format": "artbisect-index", "version": 1, "name": "%s fixture farm" % kind,
+               "builds": builds}, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
 # ---------------------------------------------------------------- hostile
 
 def make_hostile(out):
@@ -576,19 +632,23 @@ def make_hostile(out):
 
 def main():
     ap = argparse.ArgumentParser(description="fixture farms for artbisect's tests")
-    ap.add_argument("kind", choices=["keys", "mainline", "arch", "koji", "sums", "hostile"])
+    ap.add_argument("kind", choices=["keys", "mainline", "arch", "koji", "sums", "hostile", "index"])
     ap.add_argument("outdir")
     ap.add_argument("--keys", help="the directory `mkfarms.py keys` made")
     ap.add_argument("--variant", default="plain")
     ap.add_argument("--culprit")
     ap.add_argument("--count", type=int, default=0)
     ap.add_argument("--tiny", action="store_true")
+    ap.add_argument("--url", help="index: where the farm is served")
     ap.add_argument("--from", dest="src", metavar="FARM",
                     help="copy the plain farm FARM (made by this script) and plant --variant in the copy")
     a = ap.parse_args()
     if a.kind == "keys":
         os.makedirs(a.outdir, exist_ok=True)
         Keys(a.outdir).make()
+        return 0
+    if a.kind == "index":
+        write_index(a.outdir, a.url)
         return 0
     if os.path.exists(a.outdir) and os.listdir(a.outdir):
         sys.exit("mkfarms.py: %s exists and is not empty" % a.outdir)

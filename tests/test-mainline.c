@@ -16,6 +16,17 @@
 
 #define N_OF(a) (sizeof (a) / sizeof (a)[0])
 
+/* name fit for a TAP line: control characters as '?' */
+static const char *shown(const char *name, char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < size; i++)
+		buf[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
+	buf[i] = '\0';
+	return buf;
+}
+
 static void dir_names(void)
 {
 	static const char *const good[] = {
@@ -31,12 +42,14 @@ static void dir_names(void)
 		"v6.8-rc1234567",
 	};
 	ab_mainline_ver v;
+	char b[64];
 	size_t i;
 
 	for (i = 0; i < sizeof good / sizeof good[0]; i++)
 		tap_ok(ab_mainline_dir_parse(good[i], &v), "a version directory: \"%s\"", good[i]);
 	for (i = 0; i < sizeof junk / sizeof junk[0]; i++)
-		tap_ok(!ab_mainline_dir_parse(junk[i], &v), "not a version directory: \"%s\"", junk[i]);
+		tap_ok(!ab_mainline_dir_parse(junk[i], &v), "not a version directory: \"%s\"",
+		       shown(junk[i], b, sizeof b));
 
 	tap_ok(ab_mainline_dir_parse("v6.9-rc1", &v) && v.ncomp == 2 && v.num[0] == 6 && v.num[1] == 9 &&
 	       v.num[2] == 0 && v.rc == 1, "v6.9-rc1: 6, 9, rc 1");
@@ -158,6 +171,7 @@ static void deb_names(void)
 		"linux-image-unsigned-6.8.0-060800-generic_" STAMP "_amd64.DEB",
 	};
 	ab_mainline_deb d;
+	char b[160];
 	size_t i;
 
 	tap_ok(ab_mainline_deb_parse(IMG, &d) && d.kind == AB_MLDEB_IMAGE_UNSIGNED &&
@@ -186,7 +200,8 @@ static void deb_names(void)
 	       span(d.flavour, d.flavour_len, "generic-lpae") && span(d.arch, d.arch_len, "armhf"),
 	       "armhf generic-lpae");
 	for (i = 0; i < sizeof junk / sizeof junk[0]; i++)
-		tap_ok(!ab_mainline_deb_parse(junk[i], &d), "not a kernel package: \"%s\"", junk[i]);
+		tap_ok(!ab_mainline_deb_parse(junk[i], &d), "not a kernel package: \"%s\"",
+		       shown(junk[i], b, sizeof b));
 }
 
 /* The names picked, joined by ' ', into buf; "-1 (flavours)" when none. */
@@ -306,8 +321,19 @@ static void flavour_list(void)
 		free(names[i]);
 }
 
+static void arch_names(void)
+{
+	tap_ok(!strcmp(ab_mainline_arch("x86_64"), "amd64") && !strcmp(ab_mainline_arch("aarch64"), "arm64") &&
+	       !strcmp(ab_mainline_arch("ppc64le"), "ppc64el") && !strcmp(ab_mainline_arch("i686"), "i386"),
+	       "--arch x86_64, aarch64, ppc64le, i686: the Debian names");
+	tap_ok(!strcmp(ab_mainline_arch("amd64"), "amd64") && !strcmp(ab_mainline_arch("riscv64"), "riscv64") &&
+	       !strcmp(ab_mainline_arch("s390x"), "s390x") && !strcmp(ab_mainline_arch(""), ""),
+	       "Debian names and unknown ones as they are");
+}
+
 int main(void)
 {
+	arch_names();
 	dir_names();
 	versions();
 	order();

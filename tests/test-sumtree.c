@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "farms/farm.h"
 #include "farms/layout_names.h"
 #include "util.h"
 #include "tap.h"
@@ -51,6 +52,10 @@ static void natural(void)
 			if (sign(ab_layout_natural_cmp(sorted[i], sorted[j])) != (i < j ? -1 : i > j))
 				bad++, tap_diag("\"%s\" vs \"%s\"", sorted[i], sorted[j]);
 	tap_ok(!bad, "natural order is total: %zu names, every pair both ways", N_OF(sorted));
+	for (bad = 0, i = 0; i < N_OF(t); i++)
+		if (sign(ab_farm_natural_cmp(t[i].a, t[i].b)) != t[i].want)
+			bad++;
+	tap_ok(!bad, "ab_farm_natural_cmp (farm.h) is this order");
 }
 
 static void list_names(void)

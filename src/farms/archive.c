@@ -65,16 +65,6 @@ static int cmp_cand(const void *x, const void *y)
 	return (int)a->p.comp - (int)b->p.comp;
 }
 
-static void set_date(json_t *b, int64_t mtime)
-{
-	time_t t = (time_t)mtime;
-	struct tm tm;
-	char d[32];
-
-	if (mtime >= 0 && gmtime_r(&t, &tm) && strftime(d, sizeof d, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		json_object_set_new(b, "date", json_string(d));
-}
-
 static int archive_list(ab_farm *f, const ab_listing *top, json_t *builds, ab_error *err)
 {
 	const ab_farm_options *o = ab_farm_opts(f);
@@ -118,7 +108,7 @@ static int archive_list(ab_farm *f, const ab_listing *top, json_t *builds, ab_er
 		if ((commit = ab_pkg_commit_from_version(c[i].p.version)))
 			json_object_set_new(b, "commit", json_string(commit));
 		free(commit);
-		set_date(b, c[i].e->mtime);
+		ab_farm_set_date(b, c[i].e->mtime);
 		json_object_set_new(b, "farm_ref", json_string(c[i].e->url));
 		json_array_append_new(builds, b);
 		kept++;
@@ -195,7 +185,7 @@ static int archive_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out
 	free(signame);
 	if (!sig && !o->allow_unverified) {
 		*why = ab_xasprintf(_("%s: no signature (no .sig beside it); --allow-unverified takes it unchecked"),
-				    ab_farm_quote(e->name, strlen(e->name), q2, sizeof q2));
+				    ab_farm_quote(e->url, strlen(e->url), q2, sizeof q2));
 		rc = 1;
 	} else {
 		rc = ab_farm_fetch_verified(f, e->url, e->size, AB_CHECK_DETACHED_SIG, sig ? sig->url : NULL,

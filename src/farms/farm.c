@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 #include "digest.h"
 #include "farms/farm.h"
@@ -391,6 +392,17 @@ int ab_farm_fetch_verified(ab_farm *f, const char *url, int64_t size, ab_farm_ch
 	free(it.reason);
 	free(sig);
 	return rc;
+}
+
+void ab_farm_set_date(json_t *build, int64_t mtime)
+{
+	char date[32];
+	struct tm tm;
+	time_t t = (time_t)mtime;
+
+	if (mtime < 0 || !gmtime_r(&t, &tm) || !strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return;
+	json_object_set_new(build, "date", json_string(date));
 }
 
 /* ---- resolution ---- */

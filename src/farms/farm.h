@@ -191,6 +191,10 @@ int ab_farm_fetch_verified(ab_farm *f, const char *url, int64_t size, ab_farm_ch
 			   const char *sig_url, char sha256[65], ab_trust *trust, char **why,
 			   ab_error *err);
 
+/* Sets a build object's "date" from a listing's time (seconds since
+ * the epoch, UTC); nothing when mtime < 0. */
+void ab_farm_set_date(json_t *build, int64_t mtime);
+
 /* Natural order of names ("v2" < "v10", "1.9" < "1.10"): for sums. */
 int ab_farm_natural_cmp(const char *a, const char *b);
 

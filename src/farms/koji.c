@@ -47,16 +47,6 @@ static int cmp_cand(const void *x, const void *y)
 	return strcmp(a->release, b->release);
 }
 
-static void set_date(json_t *b, int64_t mtime)
-{
-	time_t t = (time_t)mtime;
-	struct tm tm;
-	char d[32];
-
-	if (mtime >= 0 && gmtime_r(&t, &tm) && strftime(d, sizeof d, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		json_object_set_new(b, "date", json_string(d));
-}
-
 static int koji_list(ab_farm *f, const ab_listing *top, json_t *builds, ab_error *err)
 {
 	const ab_farm_options *o = ab_farm_opts(f);
@@ -128,7 +118,7 @@ static int koji_list(ab_farm *f, const ab_listing *top, json_t *builds, ab_error
 		json_object_set_new(b, "version", json_string(id));
 		if (commit)
 			json_object_set_new(b, "commit", json_string(commit));
-		set_date(b, c[i].mtime);
+		ab_farm_set_date(b, c[i].mtime);
 		json_object_set_new(b, "farm_ref", json_string(c[i].url));
 		json_array_append_new(builds, b);
 		free(id);

@@ -284,6 +284,20 @@ static void list_flavours(const ab_mainline_deb *d, size_t n, const char *arch, 
 	free(fl);
 }
 
+const char *ab_mainline_arch(const char *arch)
+{
+	static const char *const alias[][2] = {
+		{ "x86_64", "amd64" }, { "aarch64", "arm64" }, { "ppc64le", "ppc64el" },
+		{ "i686", "i386" }, { "i586", "i386" }, { "armv7l", "armhf" }, { "armv7hl", "armhf" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof alias / sizeof alias[0]; i++)
+		if (!strcmp(arch, alias[i][0]))
+			return alias[i][1];
+	return arch;
+}
+
 int ab_mainline_pick(const char *const *names, size_t n, const char *arch, const char *flavour,
 		     ab_mainline_picked *out, char *flavours, size_t flavours_size)
 {

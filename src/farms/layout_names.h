@@ -74,6 +74,11 @@ typedef struct ab_mainline_picked {
 	size_t n;
 } ab_mainline_picked;
 
+/* The Debian name of an architecture --arch may give the other way
+ * (x86_64 -> amd64, aarch64 -> arm64, ppc64le -> ppc64el, i686 ->
+ * i386); any other as it is. */
+const char *ab_mainline_arch(const char *arch);
+
 /* Picks from names (a build directory's files) the image for arch and
  * flavour, the newest when the directory holds several builds of it,
  * and the modules packages of the same version; never headers. 0 with

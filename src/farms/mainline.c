@@ -77,18 +77,6 @@ static const char *quote(const char *s, char *buf, size_t size)
 	return ab_farm_quote(s, strlen(s), buf, size);
 }
 
-/* "date": the directory's time, when the listing gives it. */
-static void set_date(json_t *b, int64_t mtime)
-{
-	char date[32];
-	struct tm tm;
-	time_t t = (time_t)mtime;
-
-	if (mtime < 0 || !gmtime_r(&t, &tm) || !strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		return;
-	json_object_set_new(b, "date", json_string(date));
-}
-
 /* daily/: the days' directories in date order, ids the dates. */
 static int ml_list_days(ab_farm *f, const ab_listing *top, json_t *builds, ab_error *err)
 {
@@ -118,7 +106,7 @@ static int ml_list_days(ab_farm *f, const ab_listing *top, json_t *builds, ab_er
 		json_object_set_new(b, "id", json_string(d[i]->name));
 		json_object_set_new(b, "version", json_string(d[i]->name));
 		json_object_set_new(b, "farm_ref", json_string(d[i]->url));
-		set_date(b, d[i]->mtime);
+		ab_farm_set_date(b, d[i]->mtime);
 		json_array_append_new(builds, b);
 	}
 	free(d);
@@ -152,7 +140,7 @@ static int ml_list(ab_farm *f, const ab_listing *top, json_t *builds, ab_error *
 		json_object_set_new(b, "id", json_string(d[i].e->name));
 		json_object_set_new(b, "version", json_string(version));
 		json_object_set_new(b, "farm_ref", json_string(d[i].e->url));
-		set_date(b, d[i].e->mtime);
+		ab_farm_set_date(b, d[i].e->mtime);
 		json_array_append_new(builds, b);
 	}
 	free(d);
@@ -259,7 +247,7 @@ static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 		      ab_error *err)
 {
 	const ab_farm_options *o = ab_farm_opts(f);
-	const char *arch = o->arch ? o->arch : ab_farm_host_arch("deb");
+	const char *arch = ab_mainline_arch(o->arch ? o->arch : ab_farm_host_arch("deb"));
 	const char *flavour = o->flavour ? o->flavour : "generic";
 	ab_listing *top = NULL, *sub = NULL;
 	const ab_listing *files;

@@ -161,17 +161,6 @@ static ab_sumtree_group *flat_groups(const ab_listing *l, const char *arch, cons
 	return g;
 }
 
-static void set_date(json_t *b, int64_t mtime)
-{
-	char date[32];
-	struct tm tm;
-	time_t t = (time_t)mtime;
-
-	if (mtime < 0 || !gmtime_r(&t, &tm) || !strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		return;
-	json_object_set_new(b, "date", json_string(date));
-}
-
 /* The directory an entry is in: its URL up to the last '/'. */
 static char *dir_of(const char *url)
 {
@@ -199,7 +188,7 @@ static int list_flat(const ab_sumtree_group *g, size_t ng, const ab_listing_entr
 		ref = ab_xasprintf("%s#%s", dir, g[i].key);
 		json_object_set_new(b, "farm_ref", json_string(ref));
 		free(ref);
-		set_date(b, mtime);
+		ab_farm_set_date(b, mtime);
 		json_array_append_new(builds, b);
 		free(dir);
 	}
@@ -267,7 +256,7 @@ static int list_dirs(ab_farm *f, const ab_listing *top, json_t *builds, ab_error
 		json_object_set_new(b, "id", json_string(d[i]->name));
 		json_object_set_new(b, "version", json_string(d[i]->name));
 		json_object_set_new(b, "farm_ref", json_string(d[i]->url));
-		set_date(b, d[i]->mtime);
+		ab_farm_set_date(b, d[i]->mtime);
 		json_array_append_new(builds, b);
 	}
 	r = 0;
@@ -473,7 +462,16 @@ static int st_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 	else
 		r = from_lone(f, &b, dir, arch, key, out, why, err);
 	if (!r && !out->n) {
-		if (key)
+		bool any = false;
+
+		/* no file for the arch at all: the farm did not make it */
+		for (i = 0; i < b.n && !any; i++)
+			any = wanted(b.e[i]->name, arch, key);
+		out->failed = !any;
+		if (!any)
+			*why = ab_xasprintf(_("%s: no file for %s: the build failed or was not made for it"),
+					    quote(dir, q, sizeof q), quote(arch, qa, sizeof qa));
+		else if (key)
 			*why = ab_xasprintf(_("%s: no file of build %s for %s with a checksum"),
 					    quote(dir, q, sizeof q), quote(key, qk, sizeof qk),
 					    quote(arch, qa, sizeof qa));

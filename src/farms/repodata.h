@@ -1,4 +1,4 @@
-/* repodata.h - a yum/dnf repository as an index (CONTRACT.md 4a).
+/* farms/repodata.h - a yum/dnf repository as an index (CONTRACT.md 4a).
  *
  * Owns reading URL/repodata/repomd.xml and the primary metadata it
  * points to (gzip, xz or zstd, checked against repomd's checksum) with
@@ -9,8 +9,8 @@
  * names is resolved with libcurl's parser and must be http or https.
  * Never prints.
  */
-#ifndef AB_REPODATA_H
-#define AB_REPODATA_H
+#ifndef AB_FARMS_REPODATA_H
+#define AB_FARMS_REPODATA_H
 
 #include "error.h"
 #include "fetch.h"

@@ -15,7 +15,7 @@
 #include <time.h>
 #include "i18n.h"
 #include "pkginfo.h"
-#include "repodata.h"
+#include "farms/repodata.h"
 #include "util.h"
 
 #define REPOMD_MAX ((size_t)16 << 20)
