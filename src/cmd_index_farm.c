@@ -65,7 +65,18 @@ static void on_build(void *ud, size_t i, size_t n, const char *id, const char *w
 	free(eid);
 }
 
-int ab_cmd_index_farm(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct args {
+	const char *packages[MAX_LIST], *keyrings[MAX_LIST];
+	const char *output, *cache_dir;
+	ab_farm_options o;
+	ab_fetch_options fopt;
+	progress prog;
+} args;
+
+/* Reads the options into a: 0, or the exit status + 1 to return (0
+ * after --help). */
+static int parse_args(int argc, char **argv, args *a)
 {
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -83,87 +94,96 @@ int ab_cmd_index_farm(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *packages[MAX_LIST], *keyrings[MAX_LIST], *output = NULL, *cache_arg = NULL;
-	ab_farm_options o;
-	ab_fetch_options fopt;
-	ab_rpm_keyring *rkr = NULL;
-	ab_cache *cache = NULL;
-	ab_farm *farm = NULL;
-	ab_error err = {0}, kerr = {0};
-	progress prog = {0};
-	char *text = NULL, *cache_dir = NULL;
-	int c, status = 0;
+	ab_farm_options *o = &a->o;
+	int c;
 
-	memset(&o, 0, sizeof o);
-	ab_fetch_options_default(&fopt);
-	fopt.http_only = 1;
-	o.packages = packages;
-	o.keyrings = keyrings;
+	ab_fetch_options_default(&a->fopt);
+	a->fopt.http_only = 1;
+	o->packages = a->packages;
+	o->keyrings = a->keyrings;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (c) {
-		case 'o': output = optarg; break;
-		case 'f': o.layout = optarg; break;
-		case 'a': o.arch = optarg; break;
-		case 'v': o.flavour = optarg; break;
-		case 'g': o.good = optarg; break;
-		case 'b': o.bad = optarg; break;
-		case 'u': o.allow_unverified = true; break;
-		case 'c': cache_arg = optarg; break;
-		case 'C': fopt.cacert = optarg; break;
-		case 'q': prog.quiet = 1; break;
+		case 'o': a->output = optarg; break;
+		case 'f': o->layout = optarg; break;
+		case 'a': o->arch = optarg; break;
+		case 'v': o->flavour = optarg; break;
+		case 'g': o->good = optarg; break;
+		case 'b': o->bad = optarg; break;
+		case 'u': o->allow_unverified = true; break;
+		case 'c': a->cache_dir = optarg; break;
+		case 'C': a->fopt.cacert = optarg; break;
+		case 'q': a->prog.quiet = 1; break;
 		case 'p':
 		case 'k':
-			if ((c == 'p' ? o.npackages : o.nkeyrings) == MAX_LIST) {
+			if ((c == 'p' ? o->npackages : o->nkeyrings) == MAX_LIST) {
 				ab_message(_("%s: at most %d"), argv[optind - 1], MAX_LIST);
-				return AB_EXIT_USAGE;
+				return AB_EXIT_USAGE + 1;
 			}
 			if (c == 'p')
-				packages[o.npackages++] = optarg;
+				a->packages[o->npackages++] = optarg;
 			else
-				keyrings[o.nkeyrings++] = optarg;
+				a->keyrings[o->nkeyrings++] = optarg;
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return 1;
 		case ':':
 			ab_message(_("%s needs a value"), argv[optind - 1]);
-			return AB_EXIT_USAGE;
+			return AB_EXIT_USAGE + 1;
 		default:
 			ab_message(_("unknown option '%s' (see artbisect index --help)"), argv[optind - 1]);
-			return AB_EXIT_USAGE;
+			return AB_EXIT_USAGE + 1;
 		}
 	}
 	if (optind != argc - 1) {
 		ab_message(_("artbisect index takes one farm URL (see artbisect index --help)"));
-		return AB_EXIT_USAGE;
+		return AB_EXIT_USAGE + 1;
 	}
-	o.url = argv[optind];
-	o.fetch = &fopt;
+	o->url = argv[optind];
+	o->fetch = &a->fopt;
+	return 0;
+}
+
+int ab_cmd_index_farm(int argc, char **argv)
+{
+	args a;
+	ab_farm_options *o = &a.o;
+	ab_rpm_keyring *rkr = NULL;
+	ab_cache *cache = NULL;
+	ab_farm *farm = NULL;
+	ab_error err = {0}, kerr = {0};
+	char *text = NULL, *cache_dir = NULL;
+	int status;
+
+	memset(&a, 0, sizeof a);
+	status = parse_args(argc, argv, &a);
+	if (status)
+		return status - 1;
 	ab_digest_init();
 	if (ab_rpm_init(&err) < 0)
 		goto fail;
-	if (o.nkeyrings)
-		rkr = ab_rpm_keyring_load(keyrings, o.nkeyrings, &kerr);	/* armored ones only */
-	o.rpm_keyring = rkr;
-	cache_dir = cache_arg ? ab_xstrdup(cache_arg) : ab_default_cache_dir();
+	if (o->nkeyrings)
+		rkr = ab_rpm_keyring_load(a.keyrings, o->nkeyrings, &kerr);	/* armored ones only */
+	o->rpm_keyring = rkr;
+	cache_dir = a.cache_dir ? ab_xstrdup(a.cache_dir) : ab_default_cache_dir();
 	cache = ab_cache_open(cache_dir, &err);
 	if (!cache)
 		goto fail;
-	o.cache = cache;
-	farm = ab_farm_open(&o, &err);
+	o->cache = cache;
+	farm = ab_farm_open(o, &err);
 	if (!farm)
 		goto fail;
-	if (o.nkeyrings && !rkr && !strcmp(ab_farm_layout_name(farm), "koji")) {
+	if (o->nkeyrings && !rkr && !strcmp(ab_farm_layout_name(farm), "koji")) {
 		err = kerr;
 		goto fail;
 	}
-	text = ab_farm_export(farm, on_build, &prog, &err);
+	text = ab_farm_export(farm, on_build, &a.prog, &err);
 	if (!text)
 		goto fail;
-	if (output) {
-		if (ab_write_atomic(output, text, strlen(text), 0644, &err) < 0)
+	if (a.output) {
+		if (ab_write_atomic(a.output, text, strlen(text), 0644, &err) < 0)
 			goto fail;
 	} else if (fputs(text, stdout) < 0 || fputc('\n', stdout) < 0 || fflush(stdout) != 0) {
 		ab_error_set(&err, AB_EXIT_FAILURE, _("cannot write the index: %s"), strerror(errno));

@@ -547,6 +547,57 @@ static void describe_build(ab_buf *out, const char *label, const ab_build *bd)
 	free(rel);
 }
 
+/* The text report's lines on single steps: how far the builds were
+ * checked, the unverified ones, --check-bounds, the unavailable ones
+ * with why, and what each probe linked to. */
+static void text_step_notes(ab_buf *out, const ab_bisect *b)
+{
+	size_t i;
+
+	{
+		size_t unverified;
+		const char *t = ab_report_trust_sentence(b, &unverified);
+
+		if (t)
+			ab_buf_printf(out, "%s\n", t);
+		for (i = 0; unverified && i < b->nsteps; i++) {
+			const ab_build *bd = &b->index->builds[b->steps[i].index];
+
+			if (bd->nartifacts && bd->trust == AB_TRUST_UNVERIFIED) {
+				char *id = ab_esc_term(bd->id);
+
+				ab_buf_printf(out, _("  unverified: %s\n"), id);
+				free(id);
+			}
+		}
+	}
+	bounds_line(out, b, esc_term, 0);
+	for (i = 0; i < b->nsteps; i++) {
+		const ab_step *s = &b->steps[i];
+		if (s->by == AB_BY_UNAVAILABLE) {
+			char *id = ab_esc_term(b->index->builds[s->index].id);
+			char *why = ab_esc_term(s->reason ? s->reason : "");
+
+			ab_buf_printf(out, _("  unavailable: %s (%s)\n"), id, why);
+			free(id);
+			free(why);
+		}
+	}
+	for (i = 0; i < b->nsteps; i++) {
+		const ab_step *s = &b->steps[i];
+
+		if (s->links) {
+			link_out lo = { out, esc_term, 0 };
+			char *id = ab_esc_term(b->index->builds[s->index].id);
+
+			ab_buf_printf(out, _("  probe of %s:"), id);
+			each_link(s->links, put_link, &lo);
+			ab_buf_puts(out, "\n");
+			free(id);
+		}
+	}
+}
+
 char *ab_report_text(const ab_bisect *b)
 {
 	size_t lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine), i;
@@ -631,48 +682,7 @@ char *ab_report_text(const ab_bisect *b)
 	if (ab_bisect_waited(b) >= 0)
 		ab_buf_printf(&out, _("Waited %.1f s in all for builds to be downloaded, checked and unpacked.\n"),
 			      ab_bisect_waited(b));
-	{
-		size_t unverified;
-		const char *t = ab_report_trust_sentence(b, &unverified);
-
-		if (t)
-			ab_buf_printf(&out, "%s\n", t);
-		for (i = 0; unverified && i < b->nsteps; i++) {
-			const ab_build *bd = &b->index->builds[b->steps[i].index];
-
-			if (bd->nartifacts && bd->trust == AB_TRUST_UNVERIFIED) {
-				char *id = ab_esc_term(bd->id);
-
-				ab_buf_printf(&out, _("  unverified: %s\n"), id);
-				free(id);
-			}
-		}
-	}
-	bounds_line(&out, b, esc_term, 0);
-	for (i = 0; i < b->nsteps; i++) {
-		const ab_step *s = &b->steps[i];
-		if (s->by == AB_BY_UNAVAILABLE) {
-			char *id = ab_esc_term(b->index->builds[s->index].id);
-			char *why = ab_esc_term(s->reason ? s->reason : "");
-
-			ab_buf_printf(&out, _("  unavailable: %s (%s)\n"), id, why);
-			free(id);
-			free(why);
-		}
-	}
-	for (i = 0; i < b->nsteps; i++) {
-		const ab_step *s = &b->steps[i];
-
-		if (s->links) {
-			link_out lo = { &out, esc_term, 0 };
-			char *id = ab_esc_term(b->index->builds[s->index].id);
-
-			ab_buf_printf(&out, _("  probe of %s:"), id);
-			each_link(s->links, put_link, &lo);
-			ab_buf_puts(&out, "\n");
-			free(id);
-		}
-	}
+	text_step_notes(&out, b);
 	/* Not when an end failed --check-bounds: the change is not between them. */
 	if (git_commands(old, nw) && b->result != AB_RESULT_ABORTED && !ab_bisect_bounds_failed(b)) {
 		ab_buf_puts(&out, "\n");
@@ -877,10 +887,10 @@ char *ab_report_markdown(const ab_bisect *b)
 			md_cell(&out, ab_by_name(s->by));
 		}
 		if (s->links) {
-			link_out lo = { &out, ab_esc_md_to, 1 };
+			link_out lk = { &out, ab_esc_md_to, 1 };
 
 			out.len--;	/* inside the cell: before its closing '|' */
-			each_link(s->links, put_link, &lo);
+			each_link(s->links, put_link, &lk);
 			ab_buf_puts(&out, " |");
 		}
 		ab_buf_puts(&out, "\n");

@@ -243,22 +243,79 @@ static bool arch_word(const char *a)
 	return i > 0 && strcmp(a, ".") && strcmp(a, "..");
 }
 
+/* Where a build's files are listed, as ml_read_files found them. */
+typedef struct ml_dir {
+	ab_listing *top, *sub;	/* the version's directory, ARCH/ */
+	const ab_listing *files;	/* one of them */
+	const char *dir;	/* its URL */
+	char *arch_url;
+} ml_dir;
+
+static void ml_dir_free(ml_dir *d)
+{
+	ab_listing_free(d->top);
+	ab_listing_free(d->sub);
+	free(d->arch_url);
+}
+
+/* The listing that holds build bd's packages for arch. Since 5.6.17 and
+ * 5.7-rc7 each architecture has a directory: it is read first, so that
+ * a build costs one listing; the version's own directory only when it
+ * is not there (older builds, or none for this architecture: then
+ * *failed). 0, 1 with *why, -1 with err. */
+static int ml_read_files(ab_farm *f, const ab_build *bd, const char *arch, ml_dir *d,
+			 bool *failed, char **why, ab_error *err)
+{
+	const ab_listing_entry *e;
+	char flavours[160], q[128], qa[48];
+	int r;
+
+	if (arch_word(arch)) {
+		bool missing = false;
+
+		d->arch_url = ab_xasprintf("%s%s/", bd->farm_ref, arch);
+		if ((d->sub = ab_farm_listing(f, d->arch_url, &missing, err))) {
+			d->dir = d->arch_url;
+			d->files = d->sub;
+			return 0;
+		}
+		if (!missing)
+			return -1;
+	}
+	if ((r = read_dir(f, bd->farm_ref, &d->top, why, err)))
+		return r;
+	d->dir = bd->farm_ref;
+	d->files = d->top;
+	if ((e = find(d->top, arch, true))) {
+		if ((r = read_dir(f, e->url, &d->sub, why, err)))
+			return r;
+		d->dir = e->url;
+		d->files = d->sub;
+	} else if (dir_names(d->top, flavours, sizeof flavours)) {
+		/* per-architecture directories, but not this one's */
+		*why = ab_xasprintf(_("%s: no %s/ directory: no build for that architecture (there: %s)"),
+				    quote(d->dir, q, sizeof q), quote(arch, qa, sizeof qa), flavours);
+		*failed = true;
+		return 1;
+	}
+	return 0;
+}
+
 static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, char **why,
 		      ab_error *err)
 {
 	const ab_farm_options *o = ab_farm_opts(f);
 	const char *arch = ab_mainline_arch(o->arch ? o->arch : ab_farm_host_arch("deb"));
 	const char *flavour = o->flavour ? o->flavour : "generic";
-	ab_listing *top = NULL, *sub = NULL;
+	ml_dir d = { 0 };
 	const ab_listing *files;
-	const ab_listing_entry *e;
 	const char *dir, *sig[1];
 	const char **names = NULL;
 	const ab_listing_entry **ents = NULL;
 	ab_mainline_picked pick;
 	ab_sums *sums = NULL;
 	char flavours[160], q[128], qa[48], qf[48], qn[128];
-	char *sums_url = NULL, *sig_url = NULL, *arch_url = NULL;
+	char *sums_url = NULL, *sig_url = NULL;
 	size_t i, n = 0;
 	int r;
 
@@ -268,40 +325,10 @@ static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 				    quote(bd->id, q, sizeof q));
 		return 1;
 	}
-	/* Since 5.6.17 and 5.7-rc7 each architecture has a directory: it is
-	 * read first, so that a build costs one listing; the version's own
-	 * directory only when it is not there (older builds, or none for
-	 * this architecture). */
-	if (arch_word(arch)) {
-		bool missing = false;
-
-		arch_url = ab_xasprintf("%s%s/", bd->farm_ref, arch);
-		if ((sub = ab_farm_listing(f, arch_url, &missing, err))) {
-			dir = arch_url;
-			files = sub;
-			goto listed;
-		}
-		if (!missing)
-			goto fail;
-	}
-	if ((r = read_dir(f, bd->farm_ref, &top, why, err)))
+	if ((r = ml_read_files(f, bd, arch, &d, &out->failed, why, err)))
 		goto out;
-	dir = bd->farm_ref;
-	files = top;
-	if ((e = find(top, arch, true))) {
-		if ((r = read_dir(f, e->url, &sub, why, err)))
-			goto out;
-		dir = e->url;
-		files = sub;
-	} else if (dir_names(top, flavours, sizeof flavours)) {
-		/* per-architecture directories, but not this one's */
-		*why = ab_xasprintf(_("%s: no %s/ directory: no build for that architecture (there: %s)"),
-				    quote(dir, q, sizeof q), quote(arch, qa, sizeof qa), flavours);
-		out->failed = true;
-		r = 1;
-		goto out;
-	}
-listed:
+	files = d.files;
+	dir = d.dir;
 	if ((r = check_status(f, files, dir, why, err))) {
 		out->failed = r == 1;	/* the farm says so */
 		goto out;
@@ -363,13 +390,8 @@ out:
 	free(sig_url);
 	free(names);
 	free(ents);
-	ab_listing_free(sub);
-	ab_listing_free(top);
-	free(arch_url);
+	ml_dir_free(&d);
 	return r;
-fail:
-	r = -1;
-	goto out;
 }
 
 const ab_farm_layout ab_farm_mainline = {
