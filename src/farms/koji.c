@@ -198,6 +198,32 @@ static int read_dir(ab_farm *f, const ab_listing_entry *e, ab_listing **out, ab_
 	return *out || missing ? 0 : -1;
 }
 
+/* Why subpackage sub of build bd is not there for arch: no directory
+ * for it, or the subpackages there are (archl, noarchl may be NULL). */
+static char *missing_why(const ab_build *bd, const char *arch, const char *sub,
+			 const ab_listing *archl, const ab_listing *noarchl, const char *version,
+			 const char *release)
+{
+	ab_buf b = {0};
+	size_t shown = 0;
+	char q[128], q2[128], q3[128], *why;
+
+	add_subpackages(&b, archl, version, release, &shown);
+	add_subpackages(&b, noarchl, version, release, &shown);
+	if (!archl && !noarchl)
+		why = ab_xasprintf(_("%s: no %s or noarch directory in this build"),
+				   ab_farm_quote(bd->farm_ref, strlen(bd->farm_ref), q, sizeof q),
+				   ab_farm_quote(arch, strlen(arch), q3, sizeof q3));
+	else
+		why = ab_xasprintf(_("%s: no subpackage %s for %s (there are: %s)"),
+				   ab_farm_quote(bd->farm_ref, strlen(bd->farm_ref), q, sizeof q),
+				   ab_farm_quote(sub, strlen(sub), q2, sizeof q2),
+				   ab_farm_quote(arch, strlen(arch), q3, sizeof q3),
+				   shown ? b.data : _("none"));
+	ab_buf_free(&b);
+	return why;
+}
+
 static int koji_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, char **why,
 			ab_error *err)
 {
@@ -207,7 +233,7 @@ static int koji_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, c
 	size_t nsubs = o->npackages, i, k;
 	const ab_listing_entry *picked[AB_FARM_MAX_ARTS];
 	ab_listing *rel = NULL, *archl = NULL, *noarchl = NULL;
-	char *version = NULL, *release = NULL, *pkg = NULL, q[128], q2[128], q3[128];
+	char *version = NULL, *release = NULL, *pkg = NULL, q[128];
 	bool missing = false, noarch_read = false;
 	ab_trust trust = AB_TRUST_SIGNED;
 	int rc = -1;
@@ -257,32 +283,12 @@ static int koji_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, c
 			picked[i] = find_rpm(noarchl, subs[i], version, release, "noarch");
 		}
 		if (!picked[i]) {
-			ab_buf b = {0};
-			size_t shown = 0;
-
-			add_subpackages(&b, archl, version, release, &shown);
-			if (!noarch_read) {
-				noarch_read = true;
-				if (read_dir(f, find_dir(rel, "noarch"), &noarchl, err) < 0) {
-					ab_buf_free(&b);
-					goto out;
-				}
-			}
-			add_subpackages(&b, noarchl, version, release, &shown);
+			if (!noarch_read && read_dir(f, find_dir(rel, "noarch"), &noarchl, err) < 0)
+				goto out;
 			/* No directory for the arch: Koji did not make it there
 			 * (a noarch/ of documentation alone is no build). */
 			out->failed = !archl;
-			if (!archl && !noarchl)
-				*why = ab_xasprintf(_("%s: no %s or noarch directory in this build"),
-						    ab_farm_quote(bd->farm_ref, strlen(bd->farm_ref), q, sizeof q),
-						    ab_farm_quote(arch, strlen(arch), q3, sizeof q3));
-			else
-				*why = ab_xasprintf(_("%s: no subpackage %s for %s (there are: %s)"),
-						    ab_farm_quote(bd->farm_ref, strlen(bd->farm_ref), q, sizeof q),
-						    ab_farm_quote(subs[i], strlen(subs[i]), q2, sizeof q2),
-						    ab_farm_quote(arch, strlen(arch), q3, sizeof q3),
-						    shown ? b.data : _("none"));
-			ab_buf_free(&b);
+			*why = missing_why(bd, arch, subs[i], archl, noarchl, version, release);
 			rc = 1;
 			goto out;
 		}
