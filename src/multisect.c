@@ -68,6 +68,7 @@ static void job_free(const ab_bisect *b, const ab_bisect_callbacks *cb, job *j)
 		bisect_remove_root(cb, j->root);
 	free(j->root);
 	free(j->artifacts);
+	free(j->res.links);	/* a stopped probe's, or one with no verdict */
 	free(j);
 }
 
@@ -152,8 +153,6 @@ static int job_verdict(ab_bisect *b, const ab_bisect_callbacks *cb, job *j, ab_e
 		if (cb->verdict)
 			cb->verdict(cb->ud, b, &b->steps[b->nsteps - 1]);
 	}
-	free(j->res.links);
-	j->res.links = NULL;
 	return rc;
 }
 

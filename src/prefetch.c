@@ -269,7 +269,8 @@ static void watch(ab_prefetch *p, worker *w, const ab_fetch_callbacks *show)
 		if (stage == AB_PREFETCH_FETCHING && show && show->progress) {
 			pthread_mutex_lock(&w->lock);
 			n = w->nshown < 16 ? w->nshown : 16;
-			memcpy(copy, w->shown, n * sizeof *copy);
+			if (n)	/* (none yet while a farm's build is resolved) */
+				memcpy(copy, w->shown, n * sizeof *copy);
 			pthread_mutex_unlock(&w->lock);
 			for (i = 0; i < n; i++)
 				show->progress(show->ud, copy[i].name, copy[i].now, copy[i].total);
