@@ -189,8 +189,14 @@ first=$(last_job)
 bisect j2 --jobs 2
 is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/k3 "--jobs 2: the first bad build is found through LAVA"
 is "$(settled && echo none)" none "no LAVA job left running"
-canceled=$(lava_api "jobs/?health=Canceled&limit=100" | "$PYTHON3" -c "import json,sys; print(sum(1 for j in json.load(sys.stdin)['results'] if j['id'] > $first))")
 stopped=$(grep -c 'canceled LAVA job' <<<"$ERR")
+# A cancel is asynchronous in LAVA (Canceling, then Canceled): wait for
+# the scheduler to finish the ones asked for, up to 30 s.
+for i in $(seq 60); do
+	canceled=$(lava_api "jobs/?health=Canceled&limit=100" | "$PYTHON3" -c "import json,sys; print(sum(1 for j in json.load(sys.stdin)['results'] if j['id'] > $first))")
+	[ "$canceled" -ge "$stopped" ] && break
+	sleep 0.5
+done
 is "$canceled" "$stopped" "every job artbisect stopped as useless is canceled in LAVA ($stopped)"
 
 # Ctrl-C: SIGINT to artbisect while two jobs are in flight.
