@@ -133,23 +133,6 @@ static result run_repeat(history *h, unsigned k)
 }
 
 /* git-bayesect's Bisector, index 0 the newest build (bad end). */
-static double lgam(double x)
-{
-	double acc = 0;
-	while (x < 8) {
-		acc -= log(x);
-		x += 1;
-	}
-	double z = 1 / (x * x);
-	return acc + (x - 0.5) * log(x) - x + 0.91893853320467274178 +
-	       (1 / x) * (1.0 / 12 - z * (1.0 / 360 - z * (1.0 / 1260 - z / 1680)));
-}
-
-static double lbeta(double a, double b)
-{
-	return lgam(a) + lgam(b) - lgam(a + b);
-}
-
 static double wlog(double w)
 {
 	return w > 0 ? w * log2(w) : 0;
@@ -176,8 +159,8 @@ static result run_bayesect(history *h, double confidence)
 		for (size_t b = 0; b < L; b++) {
 			double tl = (double)tot[b], yl = (double)yes[b];
 			double tr = (double)tot[L - 1] - tl, yr = (double)yes[L - 1] - yl;
-			post[b] = lbeta(an + yl, bn + tl - yl) - lbeta(an, bn) +
-				  lbeta(ao + yr, bo + tr - yr) - lbeta(ao, bo);
+			post[b] = ab_flaky_lbeta(an + yl, bn + tl - yl) - ab_flaky_lbeta(an, bn) +
+				  ab_flaky_lbeta(ao + yr, bo + tr - yr) - ab_flaky_lbeta(ao, bo);
 			pn[b] = (an + yl) / (an + bn + tl);
 			po[b] = (ao + yr) / (ao + bo + tr);
 			if (post[b] > mx)

@@ -87,7 +87,7 @@ static double lgam(double x)
 	       (1 / x) * (1.0 / 12 - z * (1.0 / 360 - z * (1.0 / 1260 - z / 1680)));
 }
 
-static double lbeta(double a, double b)
+double ab_flaky_lbeta(double a, double b)
 {
 	return lgam(a) + lgam(b) - lgam(a + b);
 }
@@ -117,7 +117,7 @@ static double side(double fix, double al, double be, double pw, double prate,
 		*pred = r;
 		return (double)f * log(r) + (double)p * log1p(-r);
 	}
-	double lb = lbeta(al + (double)f, be + (double)p) - lbeta(al, be);
+	double lb = ab_flaky_lbeta(al + (double)f, be + (double)p) - ab_flaky_lbeta(al, be);
 	double pb = (al + (double)f) / (al + be + (double)f + (double)p);
 	bool fits = prate == 0 ? f == 0 : p == 0;	/* can the point rate say this? */
 	if (!(pw > 0) || !fits) {

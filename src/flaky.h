@@ -98,4 +98,7 @@ void ab_flaky_counts(const ab_flaky *f, size_t idx, unsigned *fails, unsigned *p
 unsigned ab_flaky_probes(const ab_flaky *f);
 size_t ab_flaky_size(const ab_flaky *f);
 
+/* log B(a, b), a and b > 0 (for the simulator's other policies). */
+double ab_flaky_lbeta(double a, double b);
+
 #endif

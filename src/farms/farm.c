@@ -405,6 +405,17 @@ void ab_farm_set_date(json_t *build, int64_t mtime)
 	json_object_set_new(build, "date", json_string(date));
 }
 
+void ab_farm_add_dir_build(json_t *builds, const ab_listing_entry *e)
+{
+	json_t *b = json_object();
+
+	json_object_set_new(b, "id", json_string(e->name));
+	json_object_set_new(b, "version", json_string(e->name));
+	json_object_set_new(b, "farm_ref", json_string(e->url));
+	ab_farm_set_date(b, e->mtime);
+	json_array_append_new(builds, b);
+}
+
 /* ---- resolution ---- */
 
 static void put_artifacts(ab_farm *f, size_t pos, const ab_farm_resolved *r)

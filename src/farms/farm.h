@@ -195,6 +195,10 @@ int ab_farm_fetch_verified(ab_farm *f, const char *url, int64_t size, ab_farm_ch
  * the epoch, UTC); nothing when mtime < 0. */
 void ab_farm_set_date(json_t *build, int64_t mtime);
 
+/* Appends a build named by a listing entry (a directory): id and
+ * version its name, farm_ref its URL, date its time. */
+void ab_farm_add_dir_build(json_t *builds, const ab_listing_entry *e);
+
 /* Natural order of names ("v2" < "v10", "1.9" < "1.10"): for sums. */
 int ab_farm_natural_cmp(const char *a, const char *b);
 

@@ -250,15 +250,8 @@ static int list_dirs(ab_farm *f, const ab_listing *top, json_t *builds, ab_error
 			     quote(ab_farm_opts(f)->url, q, sizeof q), quote(d[n - 1]->name, qd, sizeof qd));
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		json_t *b = json_object();
-
-		json_object_set_new(b, "id", json_string(d[i]->name));
-		json_object_set_new(b, "version", json_string(d[i]->name));
-		json_object_set_new(b, "farm_ref", json_string(d[i]->url));
-		ab_farm_set_date(b, d[i]->mtime);
-		json_array_append_new(builds, b);
-	}
+	for (i = 0; i < n; i++)
+		ab_farm_add_dir_build(builds, d[i]);
 	r = 0;
 out:
 	for (i = 0; i < np; i++) {
