@@ -9,7 +9,8 @@
  * using up a retry. What no index bounds is bounded here: a body of
  * unknown size by the cache cap and the free space, a drip by a speed
  * floor, a metadata read by a time cap, and URLs from remote content by
- * the schemes they may use.
+ * the schemes they may use. The sink thread is fetch_sink.c's, pages
+ * (listings and their validators) fetch_pages.c's.
  */
 #include "config.h"
 #include <errno.h>
@@ -25,225 +26,16 @@
 #include <sys/statvfs.h>
 #include <curl/curl.h>
 #include "digest.h"
-#include "fetch.h"
+#include "fetch_private.h"
 #include "i18n.h"
 #include "util.h"
 
-enum xfer_state { XFER_WAITING, XFER_RUNNING, XFER_DONE };
-
-#define WBUF_SIZE ((size_t)1 << 20)
-#define MAX_QUEUED 8		/* full buffers waiting for the sink thread */
 /* Cut bodies that may resume for free: each must bring new bytes, and
  * a body halved at every cut is whole (to a byte) within 32 for 4 GiB;
  * beyond that a server cutting every body pays with retries. */
 #define MAX_FREE_RESUMES 32
 /* Free space a download of unknown size leaves on the cache's disk. */
 #define FREE_MARGIN ((int64_t)16 << 20)
-
-struct xfer;
-
-/* The sink thread of one call: writes full buffers to their files and
- * runs them through SHA-256, so that hashing (as costly as receiving on
- * a fast link) and the copy into the page cache run beside the loop that
- * receives. Jobs run in the order given, so each file and its hash see
- * the bytes in order. Started at the first full buffer; a call whose
- * bodies fit one buffer never starts it. */
-struct sink_job {
-	struct xfer *x;
-	char *buf;
-	size_t len;
-};
-
-typedef struct sink_thread {
-	pthread_mutex_t lock;
-	pthread_cond_t wake;	/* a job was queued, or stop */
-	pthread_cond_t done;	/* a job finished */
-	pthread_t thread;
-	int started, stop, busy;
-	struct sink_job queue[MAX_QUEUED];
-	size_t head, count;
-	char *spare[MAX_QUEUED + 1];	/* buffers to hand out again */
-	size_t nspare;
-} sink_thread;
-
-typedef struct xfer {
-	ab_fetch_item *item;	/* NULL for a memory transfer */
-	const char *url;
-	enum xfer_state state;
-	int tries;		/* transient failures so far */
-	int mismatches;		/* digest mismatches so far */
-	double not_before;	/* backoff: do not start before this */
-	CURL *easy;
-	char errbuf[CURL_ERROR_SIZE];
-	/* file sink */
-	int fd;
-	char *tmp_path;
-	ab_sha256 *hash;
-	int write_errno;	/* set when writing to disk failed */
-	/* memory sink */
-	ab_buf *mem;
-	size_t mem_max;
-	int too_big;
-	int gave_up;		/* memory transfer failed; errbuf says why */
-	int64_t received;
-	sink_thread *sink;	/* the call's sink thread (file transfers) */
-	char *wbuf;		/* body bytes not yet written: fewer, larger writes */
-	size_t wlen;
-	int64_t resume_from;	/* bytes the current request starts after */
-	int keep;		/* the next start resumes after what we have */
-	int part;		/* tmp_path is DIR/tmp/<hex>.part: kept when cancelled */
-	int restarted;		/* the server refused a range once */
-	size_t mirror;		/* mirrors of the item tried so far */
-	int64_t high;		/* most bytes held at once from this URL */
-	int free_resumes;	/* cut bodies resumed without a retry */
-	char cut[160];		/* how the last body was cut short, or "" */
-	int64_t limit;		/* size unknown: the body stops past this */
-	int limit_is_free;	/* ... which is the free space, not the cap */
-	int over_cap;		/* it went past */
-	const ab_fetch_callbacks *cb;
-	int64_t *total;		/* ab_fetch_options.received */
-	/* a page (ab_fetch_pages): a memory transfer that may be conditional */
-	int is_page;
-	struct curl_slist *cond;	/* If-None-Match, If-Modified-Since */
-	int no_cond;		/* ask without them: the kept body is gone */
-	int missing;		/* the server said 404 or 410 */
-	int not_modified;	/* a 304: the body is the kept one */
-	char *eff_url;		/* after redirects */
-	char *etag, *last_modified;	/* what the server sent with a 200 */
-} xfer;
-
-static int write_out(xfer *x, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(x->fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			__atomic_store_n(&x->write_errno, errno, __ATOMIC_RELEASE);
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Writes n body bytes to the file and the hash (unless writing has
- * failed already). */
-static void consume(xfer *x, const char *p, size_t n)
-{
-	if (__atomic_load_n(&x->write_errno, __ATOMIC_ACQUIRE) || x->fd < 0)
-		return;
-	if (write_out(x, p, n) < 0)
-		return;
-	if (x->hash)
-		ab_sha256_update(x->hash, p, n);
-}
-
-static void *sink_main(void *arg)
-{
-	sink_thread *t = arg;
-
-	pthread_mutex_lock(&t->lock);
-	for (;;) {
-		struct sink_job j;
-
-		while (!t->count && !t->stop)
-			pthread_cond_wait(&t->wake, &t->lock);
-		if (!t->count)
-			break;
-		j = t->queue[t->head];
-		t->head = (t->head + 1) % MAX_QUEUED;
-		t->count--;
-		t->busy = 1;
-		pthread_mutex_unlock(&t->lock);
-		consume(j.x, j.buf, j.len);
-		pthread_mutex_lock(&t->lock);
-		t->busy = 0;
-		if (t->nspare < MAX_QUEUED + 1)
-			t->spare[t->nspare++] = j.buf;
-		else
-			free(j.buf);
-		pthread_cond_broadcast(&t->done);
-	}
-	pthread_mutex_unlock(&t->lock);
-	return NULL;
-}
-
-static void sink_thread_init(sink_thread *t)
-{
-	memset(t, 0, sizeof *t);
-	pthread_mutex_init(&t->lock, NULL);
-	pthread_cond_init(&t->wake, NULL);
-	pthread_cond_init(&t->done, NULL);
-}
-
-/* Waits until every buffer handed over has been written and hashed:
- * before anything looks at a file, its hash or its write error. */
-static void sink_wait(sink_thread *t)
-{
-	if (!t || !t->started)
-		return;
-	pthread_mutex_lock(&t->lock);
-	while (t->count || t->busy)
-		pthread_cond_wait(&t->done, &t->lock);
-	pthread_mutex_unlock(&t->lock);
-}
-
-static void sink_thread_end(sink_thread *t)
-{
-	if (t->started) {
-		pthread_mutex_lock(&t->lock);
-		t->stop = 1;
-		pthread_cond_signal(&t->wake);
-		pthread_mutex_unlock(&t->lock);
-		pthread_join(t->thread, NULL);
-	}
-	while (t->nspare)
-		free(t->spare[--t->nspare]);
-	pthread_mutex_destroy(&t->lock);
-	pthread_cond_destroy(&t->wake);
-	pthread_cond_destroy(&t->done);
-}
-
-/* Hands x's full buffer to the sink thread and gives x an empty one. */
-static void sink_hand_over(xfer *x)
-{
-	sink_thread *t = x->sink;
-
-	pthread_mutex_lock(&t->lock);
-	if (!t->started) {
-		if (pthread_create(&t->thread, NULL, sink_main, t) != 0) {
-			pthread_mutex_unlock(&t->lock);
-			consume(x, x->wbuf, x->wlen);	/* no thread: do it here */
-			x->wlen = 0;
-			return;
-		}
-		t->started = 1;
-	}
-	while (t->count == MAX_QUEUED)
-		pthread_cond_wait(&t->done, &t->lock);
-	t->queue[(t->head + t->count) % MAX_QUEUED] = (struct sink_job){ x, x->wbuf, x->wlen };
-	t->count++;
-	pthread_cond_signal(&t->wake);
-	x->wbuf = t->nspare ? t->spare[--t->nspare] : NULL;
-	pthread_mutex_unlock(&t->lock);
-	if (!x->wbuf)
-		x->wbuf = ab_xmalloc(WBUF_SIZE);
-	x->wlen = 0;
-}
-
-/* Writes and hashes what the buffer holds, after everything handed over
- * before it; -1 with x->write_errno. */
-static int wflush(xfer *x)
-{
-	sink_wait(x->sink);
-	if (x->wlen)
-		consume(x, x->wbuf, x->wlen);
-	x->wlen = 0;
-	return x->write_errno ? -1 : 0;
-}
 
 /* Connections, DNS answers and TLS sessions outlive one fetch call, so
  * the next step's download reuses the connection of the last. libcurl
@@ -374,7 +166,7 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud)
 		x->wlen += k;
 		off += k;
 		if (x->wlen == WBUF_SIZE)
-			sink_hand_over(x);
+			ab_sink_hand_over(x);
 	}
 	x->received += (int64_t)n;
 	if (x->total)
@@ -398,7 +190,7 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow,
 	return 0;
 }
 
-static int is_http_url(const char *url)
+int ab_fetch_is_http(const char *url)
 {
 	return !strncasecmp(url, "http://", 7) || !strncasecmp(url, "https://", 8);
 }
@@ -409,7 +201,7 @@ static int is_http_url(const char *url)
  * local file). */
 static int http_only(const xfer *x, const ab_fetch_options *opt)
 {
-	return opt->http_only || (x->item && x->url != x->item->url && is_http_url(x->item->url));
+	return opt->http_only || (x->item && x->url != x->item->url && ab_fetch_is_http(x->item->url));
 }
 
 /* The per-try time cap of a memory read: metadata cannot come in forever
@@ -523,7 +315,7 @@ static int sink_reset(xfer *x, ab_cache *cache, const ab_fetch_options *opt, ab_
 {
 	int rc;
 
-	sink_wait(x->sink);
+	ab_sink_wait(x->sink);
 	x->too_big = 0;
 	x->write_errno = 0;
 	if (x->mem) {
@@ -612,7 +404,7 @@ static int sink_reset_file(xfer *x, ab_cache *cache, const ab_fetch_options *opt
  * .part file a later run resumes. */
 static void sink_close(xfer *x, int keep_part)
 {
-	sink_wait(x->sink);
+	ab_sink_wait(x->sink);
 	if (x->hash) {
 		char junk[65];
 		ab_sha256_final(x->hash, junk);
@@ -620,7 +412,7 @@ static void sink_close(xfer *x, int keep_part)
 	}
 	if (x->fd >= 0) {
 		if (keep_part && x->part)
-			wflush(x);
+			ab_sink_flush(x);
 		close(x->fd);
 		x->fd = -1;
 	}
@@ -639,7 +431,7 @@ static void sink_discard(xfer *x)
 	sink_close(x, 0);
 }
 
-static void give_up(xfer *x, char *reason)
+void ab_fetch_give_up(xfer *x, char *reason)
 {
 	/* A failed host is not the end: the next mirror may have the file. */
 	if (x->item && x->mirror < x->item->nmirrors) {
@@ -694,7 +486,7 @@ static void retry_or_give_up(xfer *x, const ab_fetch_options *opt, const char *w
 	x->keep = 0;
 	x->tries++;
 	if (x->tries > opt->max_retries) {
-		give_up(x, ab_xasprintf(_("gave up after %d tries: %s"), x->tries, why));
+		ab_fetch_give_up(x, ab_xasprintf(_("gave up after %d tries: %s"), x->tries, why));
 		return;
 	}
 	notice(x->cb, _("%s: %s; retrying (try %d of %d)"), x->url, why,
@@ -724,7 +516,7 @@ static int finish_file(xfer *x, ab_cache *cache, const ab_fetch_options *opt, ab
 		char *why = NULL;
 
 		if (it->check(it->check_ud, x->tmp_path, got, &why) != 0) {
-			give_up(x, why ? why : ab_xstrdup(_("refused by its check")));
+			ab_fetch_give_up(x, why ? why : ab_xstrdup(_("refused by its check")));
 			return 0;
 		}
 		free(why);
@@ -732,7 +524,7 @@ static int finish_file(xfer *x, ab_cache *cache, const ab_fetch_options *opt, ab
 	if (it->sha256 && strcmp(got, it->sha256) != 0) {
 		x->mismatches++;
 		if (x->mismatches > 1) {
-			give_up(x, ab_xasprintf(_("sha256 mismatch: expected %s, got %s"),
+			ab_fetch_give_up(x, ab_xasprintf(_("sha256 mismatch: expected %s, got %s"),
 						it->sha256, got));
 			return 0;
 		}
@@ -840,16 +632,16 @@ static void on_over_cap(xfer *x, const ab_fetch_options *opt, int enospc)
 	char sz[32];
 
 	if (enospc)
-		give_up(x, ab_xasprintf(_("the index gives no size, and the disk of the cache filled up after %s; removed"),
+		ab_fetch_give_up(x, ab_xasprintf(_("the index gives no size, and the disk of the cache filled up after %s; removed"),
 					ab_format_size((long long)x->received, sz)));
 	else if (x->limit_is_free)
-		give_up(x, ab_xasprintf(_("the index gives no size, and the body went past %s, the free space of the cache; stopped and removed"),
+		ab_fetch_give_up(x, ab_xasprintf(_("the index gives no size, and the body went past %s, the free space of the cache; stopped and removed"),
 					ab_format_size((long long)x->limit, sz)));
 	else if (opt->unknown_size_cap > 0)
-		give_up(x, ab_xasprintf(_("the index gives no size, and the body went past %s, the cache cap (--cache-size); stopped and removed"),
+		ab_fetch_give_up(x, ab_xasprintf(_("the index gives no size, and the body went past %s, the cache cap (--cache-size); stopped and removed"),
 					ab_format_size((long long)x->limit, sz)));
 	else
-		give_up(x, ab_xasprintf(_("the index gives no size, and the body went past %s, the cache's default cap (--cache-size); stopped and removed"),
+		ab_fetch_give_up(x, ab_xasprintf(_("the index gives no size, and the body went past %s, the cache's default cap (--cache-size); stopped and removed"),
 					ab_format_size((long long)x->limit, sz)));
 }
 
@@ -865,67 +657,12 @@ static int over_time(xfer *x, const ab_fetch_options *opt)
 	    us < (curl_off_t)max_seconds(opt) * 1000000 - 250000)
 		return 0;
 	if (opt->max_seconds > 0)
-		give_up(x, ab_xasprintf(_("not whole after %ld s (%s had come), the most a metadata read may take"),
+		ab_fetch_give_up(x, ab_xasprintf(_("not whole after %ld s (%s had come), the most a metadata read may take"),
 					max_seconds(opt), ab_format_size((long long)x->received, sz)));
 	else
-		give_up(x, ab_xasprintf(_("not whole after %ld s (%s had come), the most a metadata read may take (10 times --net-timeout)"),
+		ab_fetch_give_up(x, ab_xasprintf(_("not whole after %ld s (%s had come), the most a metadata read may take (10 times --net-timeout)"),
 					max_seconds(opt), ab_format_size((long long)x->received, sz)));
 	return 1;
-}
-
-/* A header of the last response, or NULL. */
-static char *last_header(CURL *h, const char *name)
-{
-	struct curl_header *hd;
-
-	if (curl_easy_header(h, name, 0, CURLH_HEADER, -1, &hd) != CURLHE_OK || !hd->value ||
-	    !*hd->value)
-		return NULL;
-	return ab_xstrdup(hd->value);
-}
-
-/* A page read whole: a 304 takes the kept body, a 200 brings its
- * validators. */
-static int finish_page(xfer *x, ab_cache *cache)
-{
-	long code = 0;
-	char *eff = NULL, *data;
-	size_t len;
-
-	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
-	curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff);
-	free(x->eff_url);
-	x->eff_url = ab_xstrdup(eff ? eff : x->url);
-	free(x->etag);
-	free(x->last_modified);
-	x->etag = x->last_modified = NULL;
-	if (code == 304 && x->cond && !x->no_cond && cache) {
-		if (ab_cache_page_read(cache, x->url, x->mem_max, &data, &len) < 0) {
-			/* The kept body went away (or was damaged) since its
-			 * validators were read: ask again, for the body. */
-			x->no_cond = 1;
-			x->state = XFER_WAITING;
-			x->not_before = ab_now();
-			return 0;
-		}
-		x->mem->len = 0;
-		ab_buf_append(x->mem, data, len);
-		free(data);
-		x->not_modified = 1;
-		x->state = XFER_DONE;
-		return 0;
-	}
-	/* (file:// says 0; anything else not 2xx that curl let through, a
-	 * 304 to a plain request or a 3xx without a place to go, is no page.) */
-	if (is_http_url(x->url) && (code < 200 || code > 299)) {
-		give_up(x, ab_xasprintf(_("HTTP status %ld"), code));
-		return 0;
-	}
-	x->not_modified = 0;
-	x->etag = last_header(x->easy, "ETag");
-	x->last_modified = last_header(x->easy, "Last-Modified");
-	x->state = XFER_DONE;
-	return 0;
 }
 
 /* Decides what a finished transfer means. -1 only for local failures. */
@@ -937,7 +674,7 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
 	if (!x->mem)
-		wflush(x);	/* the file now holds every byte counted */
+		ab_sink_flush(x);	/* the file now holds every byte counted */
 	if (x->write_errno) {
 		if ((x->write_errno == ENOSPC || x->write_errno == EDQUOT) && x->item->size < 0) {
 			on_over_cap(x, opt, 1);
@@ -959,15 +696,15 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 	}
 	if (x->too_big) {
 		if (x->mem)
-			give_up(x, ab_xasprintf(_("larger than %zu bytes"), x->mem_max));
+			ab_fetch_give_up(x, ab_xasprintf(_("larger than %zu bytes"), x->mem_max));
 		else
-			give_up(x, ab_xasprintf(_("body is longer than the %lld bytes the index says"),
+			ab_fetch_give_up(x, ab_xasprintf(_("body is longer than the %lld bytes the index says"),
 						(long long)x->item->size));
 		return 0;
 	}
 	if (res == CURLE_OK) {
 		if (x->is_page)
-			return finish_page(x, cache);
+			return ab_fetch_finish_page(x, cache);
 		if (x->mem) {
 			x->state = XFER_DONE;
 			return 0;
@@ -988,7 +725,7 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 		/* A page that is not there is an answer, not a failure. */
 		if (x->is_page && (code == 404 || code == 410))
 			x->missing = 1;
-		give_up(x, ab_xstrdup(why));
+		ab_fetch_give_up(x, ab_xstrdup(why));
 		return 0;
 	}
 	switch (res) {
@@ -1017,7 +754,7 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 			x->keep = 1;
 		return 0;
 	default:
-		give_up(x, ab_xstrdup(why));
+		ab_fetch_give_up(x, ab_xstrdup(why));
 		return 0;
 	}
 }
@@ -1025,7 +762,7 @@ static int on_done(xfer *x, CURLcode res, ab_cache *cache, const ab_fetch_option
 static void xfer_cleanup(xfer *x)
 {
 	if (x->fd >= 0 && x->part && x->state != XFER_DONE)
-		wflush(x);
+		ab_sink_flush(x);
 	/* Interrupted: a .part file stays for the next run to resume. */
 	sink_close(x, x->state != XFER_DONE);
 	if (x->easy) {
@@ -1038,8 +775,8 @@ static void xfer_cleanup(xfer *x)
 
 /* Runs transfers until each is DONE, at most max_running at a time (0:
  * all at once). -1 with err for local failures. */
-static int run_all(xfer *xs, size_t n, ab_cache *cache, const ab_fetch_options *opt,
-		   size_t max_running, ab_error *err)
+int ab_fetch_run_all(xfer *xs, size_t n, ab_cache *cache, const ab_fetch_options *opt,
+		     size_t max_running, ab_error *err)
 {
 	CURLM *multi = curl_multi_init();
 	size_t left = n, i, nrunning = 0;
@@ -1073,8 +810,8 @@ static int run_all(xfer *xs, size_t n, ab_cache *cache, const ab_fetch_options *
 			}
 			/* Before any transfer: curl would refuse it too (its
 			 * protocols are set so), in less plain words. */
-			if (http_only(x, opt) && !is_http_url(x->url)) {
-				give_up(x, ab_xstrdup(_("refused: a URL from a remote index or repository must be http or https")));
+			if (http_only(x, opt) && !ab_fetch_is_http(x->url)) {
+				ab_fetch_give_up(x, ab_xstrdup(_("refused: a URL from a remote index or repository must be http or https")));
 				if (x->state == XFER_DONE)
 					left--;
 				continue;
@@ -1167,11 +904,11 @@ int ab_fetch_artifacts(ab_cache *cache, const ab_fetch_options *opt,
 		xs[todo].state = XFER_WAITING;
 		todo++;
 	}
-	sink_thread_init(&sink);
+	ab_sink_init(&sink);
 	for (i = 0; i < todo; i++)
 		xs[i].sink = &sink;
-	rc = run_all(xs, todo, cache, opt, 0, err);
-	sink_thread_end(&sink);
+	rc = ab_fetch_run_all(xs, todo, cache, opt, 0, err);
+	ab_sink_end(&sink);
 	free(xs);
 	return rc;
 }
@@ -1190,7 +927,7 @@ int ab_fetch_to_memory(const char *url, const ab_fetch_options *opt,
 	x.mem = &b;
 	x.mem_max = max;
 	x.state = XFER_WAITING;
-	rc = run_all(&x, 1, NULL, opt, 0, err);
+	rc = ab_fetch_run_all(&x, 1, NULL, opt, 0, err);
 	if (rc == 0 && x.gave_up) {
 		ab_error_set(err, AB_EXIT_USAGE, _("%s: %s"), url, x.errbuf);
 		rc = -1;
@@ -1202,163 +939,4 @@ int ab_fetch_to_memory(const char *url, const ab_fetch_options *opt,
 	*len = b.len;
 	*data = ab_buf_steal(&b);
 	return 0;
-}
-
-/* ---- pages ---- */
-
-/* Pages read in this process, for the benchmark: anew, and revalidated. */
-static size_t pages_fetched, pages_revalidated;
-
-void ab_fetch_page_counts(size_t *fetched, size_t *revalidated)
-{
-	if (fetched)
-		*fetched = __atomic_load_n(&pages_fetched, __ATOMIC_RELAXED);
-	if (revalidated)
-		*revalidated = __atomic_load_n(&pages_revalidated, __ATOMIC_RELAXED);
-}
-
-void ab_page_clear(ab_page *p)
-{
-	free(p->data);
-	free(p->url);
-	free(p->why);
-	memset(p, 0, sizeof *p);
-}
-
-/* Pages running at once: enough to keep every connection to a host busy
- * (CURLMOPT_MAX_HOST_CONNECTIONS) and a few hosts, few enough that a
- * page does not wait its time cap away in curl's queue. */
-#define PAGES_AT_ONCE 12
-
-/* A file:// page, before curl reads it: 1 (and p filled) when it is
- * settled already, missing or a directory; 0 when curl is to read it. */
-static int local_page(const char *url, ab_page *p)
-{
-	CURLU *u = curl_url();
-	char *path = NULL;
-	struct stat st;
-	int rc = 0;
-
-	if (!u)
-		abort();
-	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_PATH, &path, CURLU_URLDECODE) != CURLUE_OK) {
-		curl_url_cleanup(u);
-		return 0;	/* curl says what is wrong with it */
-	}
-	if (stat(path, &st) < 0) {
-		if (errno == ENOENT || errno == ENOTDIR) {
-			p->status = AB_PAGE_MISSING;
-			p->why = ab_xasprintf(_("%s: %s"), url, strerror(errno));
-			rc = 1;
-		}
-		/* (Anything else: curl's reading says it.) */
-	} else if (S_ISDIR(st.st_mode)) {
-		p->status = AB_PAGE_FAILED;
-		p->why = ab_xasprintf(_("%s: a directory, not a page"), url);
-		rc = 1;
-	}
-	curl_free(path);
-	curl_url_cleanup(u);
-	return rc;
-}
-
-/* If-None-Match and If-Modified-Since from what the server sent last
- * time, or NULL when nothing of url is kept. */
-static struct curl_slist *conditions(ab_cache *cache, const char *url)
-{
-	ab_cache_page_info info;
-	struct curl_slist *l = NULL;
-	char *h;
-
-	if (!cache || !is_http_url(url) || ab_cache_page_get(cache, url, &info) < 0)
-		return NULL;
-	if (info.etag) {
-		h = ab_xasprintf("If-None-Match: %s", info.etag);
-		l = curl_slist_append(l, h);
-		free(h);
-	}
-	if (info.last_modified) {
-		h = ab_xasprintf("If-Modified-Since: %s", info.last_modified);
-		l = curl_slist_append(l, h);
-		free(h);
-	}
-	ab_cache_page_info_clear(&info);
-	return l;
-}
-
-int ab_fetch_pages(ab_cache *cache, const ab_fetch_options *opt, const char *const *urls, size_t n,
-		   size_t max, ab_page *out, ab_error *err)
-{
-	xfer *xs = ab_xcalloc(n ? n : 1, sizeof *xs);
-	ab_buf *bufs = ab_xcalloc(n ? n : 1, sizeof *bufs);
-	size_t *which = ab_xcalloc(n ? n : 1, sizeof *which);
-	size_t i, todo = 0;
-	int rc;
-
-	ab_fetch_global_init();
-	for (i = 0; i < n; i++) {
-		xfer *x;
-
-		memset(&out[i], 0, sizeof out[i]);
-		/* (Under http_only a file:// URL is refused before anything,
-		 * by run_all, its existence included.) */
-		if (!strncasecmp(urls[i], "file:", 5) && !opt->http_only && local_page(urls[i], &out[i]))
-			continue;
-		x = &xs[todo];
-		which[todo++] = i;
-		x->url = urls[i];
-		x->fd = -1;
-		x->mem = &bufs[i];
-		x->mem_max = max;
-		x->is_page = 1;
-		x->state = XFER_WAITING;
-		x->cond = conditions(cache, urls[i]);
-	}
-	rc = run_all(xs, todo, cache, opt, PAGES_AT_ONCE, err);
-	for (i = 0; i < todo; i++) {
-		xfer *x = &xs[i];
-		ab_page *p = &out[which[i]];
-
-		if (rc < 0) {
-			/* (Interrupted or a local failure: no page is told.) */
-		} else if (x->gave_up || x->state != XFER_DONE) {
-			p->status = x->missing ? AB_PAGE_MISSING : AB_PAGE_FAILED;
-			p->why = ab_xasprintf(_("%s: %s"), x->url, x->errbuf);
-			/* What was kept of a page that is gone is of no use. */
-			if (x->missing && cache)
-				ab_cache_page_forget(cache, x->url);
-		} else {
-			p->status = AB_PAGE_OK;
-			p->len = x->mem->len;
-			p->data = ab_buf_steal(x->mem);
-			p->data[p->len] = '\0';	/* (a retry may have emptied a longer body) */
-			p->url = x->eff_url;
-			x->eff_url = NULL;
-			p->revalidated = x->not_modified;
-			__atomic_fetch_add(x->not_modified ? &pages_revalidated : &pages_fetched, 1,
-					   __ATOMIC_RELAXED);
-			if (cache && is_http_url(x->url) && !x->not_modified) {
-				ab_cache_page_info info = { x->etag, x->last_modified, p->url };
-
-				/* Without a validator there is nothing to ask with. */
-				if (!x->etag && !x->last_modified)
-					ab_cache_page_forget(cache, x->url);
-				else if (ab_cache_page_put(cache, x->url, &info, p->data, p->len, err) < 0)
-					rc = -1;
-			}
-		}
-		curl_slist_free_all(x->cond);
-		free(x->eff_url);
-		free(x->etag);
-		free(x->last_modified);
-		ab_buf_free(x->mem);
-	}
-	if (rc < 0)
-		for (i = 0; i < n; i++)
-			ab_page_clear(&out[i]);
-	free(which);
-	free(bufs);
-	free(xs);
-	return rc;
 }
