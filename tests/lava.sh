@@ -50,6 +50,22 @@ judge() {	# I [OPTION...]: sets RC
 jobs_total() { lava_api "jobs/?limit=1" | json_get - count; }
 last_job() { lava_api "jobs/?ordering=-id&limit=1" | json_get - results.0.id; }
 job_field() { lava_api "jobs/$1/" | json_get - "$2"; }
+# How build kI's last verdict came: "EARLY/LAVA-STATE/WHEN": whether the
+# probe judged from the job's live log, the job's state in LAVA right
+# after the verdict, and whether the verdict came before or after the
+# job's end in LAVA (its end_time, once the job is over).
+verdict_timing() {	# I
+	local rec
+	rec=$(ls "$XDG_STATE_HOME"/artbisect/lava/k$1-*.json | head -n 1)
+	settled > /dev/null
+	"$PYTHON3" - "$rec" "$(lava_api "jobs/$(json_get "$rec" job)/")" <<'EOF'
+import datetime, json, sys
+r, j = json.load(open(sys.argv[1])), json.loads(sys.argv[2])
+end = datetime.datetime.fromisoformat(j["end_time"].replace("Z", "+00:00")).timestamp()
+print("%s/%s/%s" % ("early" if r.get("early") else "at-end", r.get("lava_state"),
+                    "before-end" if r.get("decided", end) < end else "after-end"))
+EOF
+}
 # Waits (up to 60 s) until no job of the lab is unfinished; prints them if some are.
 settled() {
 	local i
@@ -87,9 +103,25 @@ is "$(json_get "$rec" state)/$(json_get "$rec" verdict)" "done/good" "the job id
 ok "the job's log is kept" test -s "$(json_get "$rec" log)"
 unlike "$(cat "$T/j1.err" "$rec")" "$(cat "$LAVA_TOKEN_FILE")" "the token is never printed nor kept"
 diag "$(cat "$T/j1.err")"
+# Early verdicts: the job reached its finalize action with no panic, so
+# the probe says good without waiting for LAVA's power-off, console
+# reading and end of job. The job is left to end by itself (not
+# canceled).
+is "$(verdict_timing 1)" "early/Running/before-end" \
+	"good: judged from the job's live log while LAVA still ran the job, before its end"
+is "$(job_field "$(json_get "$rec" job)" health)" Complete "and the job then completed by itself in LAVA"
 judge 3
 is "$RC" 1 "an init that exits: a kernel panic, bad"
 like "$(cat "$T/j3.err")" "k3: bad: a kernel panic" "the panic is read from the lava suite's kernel-messages"
+is "$(verdict_timing 3)" "early/Running/before-end" \
+	"panic: judged as soon as kernel-messages failed in the live log, before the job's end"
+rec=$(ls "$XDG_STATE_HOME"/artbisect/lava/k3-*.json | head -n 1)
+unlike "$(cat "$(json_get "$rec" log)")" '"case": "job"' "the log kept is LAVA's as far as it went at the verdict"
+judge 3 --wait-for-end
+is "$RC" 1 "--wait-for-end: the panic is bad too"
+is "$(verdict_timing 3)/$(json_get "$rec" health)" "at-end/None/after-end/Incomplete" \
+	"judged from the finished job (Incomplete) only"
+like "$(cat "$(json_get "$rec" log)")" '"case": "job"' "with the whole log"
 judge 5
 is "$RC" 1 "a truncated kernel image: bad"
 like "$(cat "$T/j5.err")" "k5: bad: the kernel did not start" "its verdict says the kernel never started"
