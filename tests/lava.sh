@@ -142,17 +142,23 @@ is "$(count_requests "^GET /pub/pkg1-[0-9]+/vmlinuz-$KF_KVER 200")" 1 "the lab d
 is "$(ls "$T/farm/pub")" "" "and the published files are gone after the job"
 
 # --- stopping: SIGTERM cancels the job in LAVA --------------------------------
-wait_running() {	# waits (up to 60 s) for a running job; prints its id
+# Waits (up to 60 s) until the probe whose standard error goes to FILE
+# says its job is Running; prints the job's id. Not any job LAVA lists
+# as Running: one that gave an early verdict before may still be
+# finishing there by itself.
+wait_running() {	# FILE
 	local i id
 	for i in $(seq 1 120); do
-		id=$(lava_api "jobs/?state=Running" | json_get - results.0.id) && { echo "$id"; return 0; }
+		id=$(grep -aoE 'LAVA job [0-9]+: Running' "$1" 2> /dev/null | tail -n 1 | grep -oE '[0-9]+')
+		[ -n "$id" ] && { echo "$id"; return 0; }
 		sleep 0.5
 	done
 	return 1
 }
+rm -f "$T/j4.err"
 (probe_on 4) &
 pid=$!
-id=$(wait_running)
+id=$(wait_running "$T/j4.err")
 kill -TERM "$pid"
 wait "$pid"
 is "$?" 143 "a probe stopped by SIGTERM exits 143"
@@ -161,9 +167,10 @@ is "$(job_field "$id" health)" Canceled "and its LAVA job is canceled (health Ca
 
 # --- a resumed session finds the job it submitted before ----------------------
 before=$(jobs_total)
+rm -f "$T/j2.err"
 (probe_on 2) &
 pid=$!
-id=$(wait_running)
+id=$(wait_running "$T/j2.err")
 { kill -KILL "$pid"; wait "$pid"; } 2> /dev/null	# the controller dies: no trap runs
 judge 2
 is "$RC" 0 "after the probe died, a new run for the same build gives the verdict"
@@ -239,7 +246,7 @@ tap_ok $(( canceled <= stopped && (stopped == 0 || canceled >= 1 || stopped == 1
 "$ARTBISECT" --index "$BASE/index.json" --probe "$PROBE" --work-dir "$T/w-int" --cache-dir "$T/cache" \
 	--jobs 2 --json > "$T/int.out" 2> "$T/int.err" &
 pid=$!
-wait_running > /dev/null
+wait_running "$T/int.err" > /dev/null
 kill -INT "$pid"
 wait "$pid"
 is "$?" 4 "Ctrl-C stops artbisect (exit 4, the session kept)"
@@ -252,7 +259,7 @@ like "$(cat "$T/int.err")" "canceled LAVA job" "the probe canceled its job"
 "$ARTBISECT" --index "$BASE/index.json" --probe "$PROBE" --work-dir "$T/w-rb" --cache-dir "$T/cache" \
 	--jobs 1 --json > /dev/null 2> "$T/rb1.err" &
 pid=$!
-id=$(wait_running)
+id=$(wait_running "$T/rb1.err")
 leader=$(pgrep -P "$pid" | head -n 1)
 { kill -KILL -- "-$leader"; kill -KILL "$pid"; wait "$pid"; } 2> /dev/null
 before=$(jobs_total)
