@@ -100,16 +100,17 @@ done
 "$PYTHON3" - "$T/overhead" <<'EOF'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
-for i, (rc, wall, boot, lab, ahead) in enumerate(rows, 1):
+def ahead(s):
+    return "%.2f s %s LAVA's end" % (abs(s), "before" if s >= 0 else "after")
+for i, (rc, wall, boot, lab, early) in enumerate(rows, 1):
     print("   run %d: verdict exit %s, probe %5.2f s, boot %5.2f s, LAVA submit-to-end %5.2f s, overhead %5.2f s,"
-          " verdict %5.2f s before LAVA's end" % (i, rc, float(wall), float(boot), float(lab),
-                                                  float(wall) - float(boot), float(ahead)))
+          " verdict %s" % (i, rc, float(wall), float(boot), float(lab), float(wall) - float(boot), ahead(float(early))))
 med = statistics.median(float(r[1]) - float(r[2]) for r in rows)
 medlab = statistics.median(float(r[3]) - float(r[2]) for r in rows)
 medahead = statistics.median(float(r[4]) for r in rows)
 print("   median overhead over the boot: %.2f s (target <= 3 s)" % med)
-print("   LAVA's own submit-to-end less the boot: %.2f s; the verdict came %.2f s before LAVA's end (median)"
-      % (medlab, medahead))
+print("   LAVA's own submit-to-end less the boot: %.2f s; the verdict came %s (median)"
+      % (medlab, ahead(medahead)))
 EOF
 
 echo
