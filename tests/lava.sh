@@ -6,7 +6,9 @@
 # data/probes/lava-boot. Each kind is judged on its own, then the farm is
 # bisected with --jobs 1 and --jobs 2; a job made useless is canceled in
 # LAVA, Ctrl-C leaves no job running, a session resumed finds its job,
-# devices offline make a step skip and the bisection is still right.
+# a board lost mid-run with its worker put in maintenance makes a step
+# skip and the bisection is still right; verdicts come early, from the
+# job's live log.
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
 . "$TESTS_SRCDIR/lavalib.sh"
@@ -269,11 +271,17 @@ like "$ERR" "LAVA job $id was submitted before; waiting for it" "the step in fli
 is "$(( $(jobs_total) - before ))" "$(( $(grep -c 'LAVA job: ' <<<"$ERR") - 1 ))" "and submits only the steps after it"
 settled > /dev/null
 
-# Devices offline when a step is submitted: that step is skipped (after
-# one resubmission), the devices come back, and the bisection is still
-# right. Another index over the same files, 10 builds, the first bad x7
-# (x0-x6 boot, x7-x9 panic), so that the skipped first pick (x4 or x5)
-# is not needed for the answer.
+# A board lost mid-run, and its lab taken offline: while the first
+# step's job runs, the admin puts the lab's worker (the host of both
+# boards) into maintenance, as `lavacli workers update --health
+# MAINTENANCE` does, and the board in use loses power (its qemu is
+# killed mid-boot). LAVA ends that job Incomplete (an infrastructure
+# error: "Connection closed") and schedules nothing more on the worker:
+# the probe resubmits once, finds no device online, cancels and skips the
+# step (125). The worker back, the bisection goes on and is still right.
+# Another index over the same files, 10 builds, the first bad x7 (x0-x6
+# boot, x7-x9 panic), so that the skipped first pick (x4 or x5) is not
+# needed for the answer.
 "$PYTHON3" - "$T/farm" <<'PYEOF'
 import json, os, sys
 d = sys.argv[1]
@@ -284,22 +292,42 @@ for i in range(10):
     builds.append(b)
 json.dump({"format": "artbisect-index", "version": 1, "builds": builds}, open(os.path.join(d, "index-off.json"), "w"))
 PYEOF
-for d in $LAVA_DEVICES; do lava_device_health "$d" MAINTENANCE; done
+worker_health() {	# ACTIVE | MAINTENANCE, through LAVA's XML-RPC API as an admin's lavacli
+	lavacli --uri "http://$LAVA_USER:$(cat "$LAVA_TOKEN_FILE")@${LAVA_URL#http://}/RPC2" \
+		workers update --health "$1" "$LAVA_WORKER" > "$T/lavacli.out" 2>&1 ||
+		diag "lavacli workers update: $(cat "$T/lavacli.out")"
+}
+rm -f "$T/off.err"
 "$ARTBISECT" --index "$BASE/index-off.json" --probe "$PROBE --queue-timeout 3" --work-dir "$T/w-off" \
 	--cache-dir "$T/cache" --json > "$T/off.out" 2> "$T/off.err" &
 pid=$!
+id=$(wait_running "$T/off.err")
+# Maintenance first: the running job goes on, nothing new is scheduled.
+worker_health MAINTENANCE
+qemu=""
+for i in $(seq 1 100); do
+	qemu=$(pgrep -f "qemu-system-x86_64 .*/tmp/$id/" | head -n 1)
+	[ -n "$qemu" ] && break
+	sleep 0.1
+done
+[ -n "$qemu" ] && kill -KILL "$qemu"
 for i in $(seq 1 240); do
-	grep -q '(twice): skip' "$T/off.err" && break
+	grep -q ': skip$' "$T/off.err" && break
 	kill -0 "$pid" 2> /dev/null || break
 	sleep 0.25
 done
-for d in $LAVA_DEVICES; do lava_device_health "$d" GOOD; done
+worker_health ACTIVE
 wait "$pid"
 rc=$?
 diag "$(grep -a 'lava-boot: x[0-9]*: ' "$T/off.err")"
-like "$(cat "$T/off.err")" "lava-boot: x[0-9]: no qemu device online \\(twice\\): skip" "no device online: that step is skipped"
+ok "the board in use lost mid-boot (its qemu killed)" test -n "$qemu"
+is "$(job_field "$id" health)" Incomplete "its job ends Incomplete in LAVA"
+like "$(cat "$T/off.err")" "lava-boot: x[0-9]: LAVA job $id: Infrastructure error: Connection closed; submitting it once more" \
+	"an infrastructure error: the step is submitted once more"
+like "$(cat "$T/off.err")" "lava-boot: x[0-9]: Infrastructure error: Connection closed, then no qemu device online: skip" \
+	"the worker in maintenance: no device online, so that step is skipped"
 is "$rc/$(json_get "$T/off.out" first_new.id)/$(json_get "$T/off.out" last_old.id)" 0/x7/x6 \
-	"the devices back online: the bisection is still right"
+	"the worker back: the bisection is still right"
 ok "the report has the skipped step" has_step "$(cat "$T/off.out")" verdict=skip by=probe
 
 plan_done
