@@ -11,12 +11,18 @@
  *
  * Choosing: a run on build i fails with probability pb(c) (the rate
  * after, predicted from the runs given c) when c <= i and pa(c) when
- * c > i; these predictive rates are exact for the Beta-Binomial model,
- * so the expected information gain of a run on i is exactly
- * H(outcome) - sum_c P(c) h(p_c(i)). As i moves inside a stretch with
- * no observed or pending build, one candidate at a time moves from one
- * side to the other: every sum is linear in i, and the negated gain,
- * s log s of linear terms plus a linear term, is convex. So each
+ * c > i; these predictive rates are exact for the Beta-Binomial model.
+ * The gain counted is the information a run gives about the culprit
+ * and the two rates together, H(outcome) - sum_c P(c) E[h(rate) | c]:
+ * learning the rates is what makes later passes convincing, and a gain
+ * about the culprit alone never asks for the run on a surely bad build
+ * that would teach them (in simulation: the same cost, fewer wrong
+ * answers where the rates are close; bench/README.md).
+ *
+ * As i moves inside a stretch with no observed or pending build, one
+ * candidate at a time moves from one side to the other: every sum is
+ * linear in i, and the negated gain, s log s of linear terms plus a
+ * linear term (the E[h] of each candidate is fixed), is convex. So each
  * stretch is searched by ternary search, and the best build that may be
  * run is the nearest such build on either side of the minimum. The
  * builds chosen before in one ab_flaky_next call are treated as pending
@@ -33,11 +39,15 @@
 
 #define NONE	((size_t)-1)
 #define PMIN	1e-9	/* fixed rates are kept in [PMIN, 1 - PMIN] */
-/* The search stops when the odds against the best block are this many
- * times smaller than the asked confidence allows (0.95 -> 0.99): the
- * posterior is over-confident for middling rates after the culprit
- * (docs/flaky.md, bench/README.md). */
-#define STOP_ODDS	5.0
+/* The search stops when the odds against the best block are STOP_ODDS
+ * times smaller than the asked confidence allows, plus up to STOP_WEAK
+ * more when the two rates are hard to tell apart (Chernoff information
+ * below STOP_CLEAR nats): the posterior is over-confident when few runs
+ * separate them (judged from the answer's runs, stop_odds). Tuned in
+ * bench/simulate.c (bench/README.md). */
+#define STOP_ODDS	1.5
+#define STOP_WEAK	4.0
+#define STOP_CLEAR	0.3
 
 struct ab_flaky {
 	size_t n, good, bad;
@@ -54,6 +64,8 @@ struct ab_flaky {
 	 * posterior of each candidate and the predictive failure rates of
 	 * a run before and after c. */
 	double *w, *pa, *pb;
+	/* E[h(rate)] of a run before and after c, h the binary entropy */
+	double *ea, *eb;
 	size_t best, best_lo, best_hi;
 	double best_mass;
 };
@@ -70,7 +82,7 @@ void ab_flaky_opts_init(ab_flaky_opts *o)
 	o->after_alpha = 1;
 	o->after_beta = 2;
 	o->before_zero = 0.5;
-	o->after_one = 0.5;
+	o->after_one = 0.2;
 }
 
 /* log Gamma(x) for x > 0: recurrence up to 8, then Stirling's series.
@@ -92,6 +104,37 @@ double ab_flaky_lbeta(double a, double b)
 	return lgam(a) + lgam(b) - lgam(a + b);
 }
 
+/* The digamma function for x > 0: recurrence up to 6, then the
+ * asymptotic series. */
+static double digamma(double x)
+{
+	double acc = 0;
+	while (x < 6) {
+		acc -= 1 / x;
+		x += 1;
+	}
+	double z = 1 / (x * x);
+	return acc + log(x) - 0.5 / x - z * (1.0 / 12 - z * (1.0 / 120 - z / 252));
+}
+
+static double xlogx(double s)
+{
+	return s > 0 ? s * log(s) : 0;
+}
+
+static double bin_entropy(double p)
+{
+	return -xlogx(p) - xlogx(1 - p);
+}
+
+/* E[h(q)] in nats for q ~ Beta(a, b): E[q ln q] = a/(a+b) (psi(a+1) -
+ * psi(a+b+1)), and the same for 1 - q. */
+static double beta_mean_entropy(double a, double b)
+{
+	double s = a + b, d = digamma(s + 1);
+	return -(a / s) * (digamma(a + 1) - d) - (b / s) * (digamma(b + 1) - d);
+}
+
 static double clamp_rate(double p)
 {
 	return p < PMIN ? PMIN : p > 1 - PMIN ? 1 - PMIN : p;
@@ -108,25 +151,30 @@ static double logaddexp(double x, double y)
 /* log P(these runs | one side), the side's rate integrated out over its
  * prior (weight pw on exactly prate, the rest Beta(al, be)) or fixed;
  * *pred gets the predictive failure rate of one more run on that side,
- * exact for this prior. */
+ * exact for this prior, and *ent the posterior mean of h(rate) (0 for
+ * the point rate, 0 or 1). */
 static double side(double fix, double al, double be, double pw, double prate,
-		   unsigned long f, unsigned long p, double *pred)
+		   unsigned long f, unsigned long p, double *pred, double *ent)
 {
 	if (fix >= 0) {
 		double r = clamp_rate(fix);
 		*pred = r;
+		*ent = bin_entropy(r);
 		return (double)f * log(r) + (double)p * log1p(-r);
 	}
 	double lb = ab_flaky_lbeta(al + (double)f, be + (double)p) - ab_flaky_lbeta(al, be);
 	double pb = (al + (double)f) / (al + be + (double)f + (double)p);
+	double eb = beta_mean_entropy(al + (double)f, be + (double)p);
 	bool fits = prate == 0 ? f == 0 : p == 0;	/* can the point rate say this? */
 	if (!(pw > 0) || !fits) {
 		*pred = pb;
+		*ent = eb;
 		return log1p(-pw) + lb;
 	}
 	double l = logaddexp(log(pw), log1p(-pw) + lb);
 	double r = exp(log(pw) - l);	/* posterior weight of the point rate */
 	*pred = r * prate + (1 - r) * pb;
+	*ent = (1 - r) * eb;
 	return l;
 }
 
@@ -147,9 +195,10 @@ static void recompute(ab_flaky *f)
 		fb += f->fails[i];
 		pb += f->passes[i];
 		double l = side(f->o.fix_before, f->o.before_alpha, f->o.before_beta,
-				f->o.before_zero, 0, fb, pb, &f->pa[j]) +
+				f->o.before_zero, 0, fb, pb, &f->pa[j], &f->ea[j]) +
 			   side(f->o.fix_after, f->o.after_alpha, f->o.after_beta,
-				f->o.after_one, 1, f->ftot - fb, f->ptot - pb, &f->pb[j]);
+				f->o.after_one, 1, f->ftot - fb, f->ptot - pb, &f->pb[j],
+				&f->eb[j]);
 		f->w[j] = l;
 		if (l + log((double)seg_len(f, j)) > mx)
 			mx = l + log((double)seg_len(f, j));
@@ -204,8 +253,10 @@ static ab_flaky *alloc(size_t n, size_t m)
 	f->w = malloc(m * sizeof *f->w);
 	f->pa = malloc(m * sizeof *f->pa);
 	f->pb = malloc(m * sizeof *f->pb);
+	f->ea = malloc(m * sizeof *f->ea);
+	f->eb = malloc(m * sizeof *f->eb);
 	if (!f->fails || !f->passes || !f->untestable || !f->obs || !f->w ||
-	    !f->pa || !f->pb) {
+	    !f->pa || !f->pb || !f->ea || !f->eb) {
 		ab_flaky_free(f);
 		return NULL;
 	}
@@ -261,6 +312,8 @@ void ab_flaky_free(ab_flaky *f)
 	free(f->w);
 	free(f->pa);
 	free(f->pb);
+	free(f->ea);
+	free(f->eb);
 	free(f);
 }
 
@@ -273,7 +326,7 @@ ab_flaky *ab_flaky_copy(const ab_flaky *f)
 	unsigned *fa = c->fails, *pa = c->passes;
 	size_t *ob = c->obs;
 	unsigned char *ut = c->untestable;
-	double *w = c->w, *ppa = c->pa, *ppb = c->pb;
+	double *w = c->w, *ppa = c->pa, *ppb = c->pb, *pea = c->ea, *peb = c->eb;
 	*c = *f;
 	c->fails = fa;
 	c->passes = pa;
@@ -282,6 +335,8 @@ ab_flaky *ab_flaky_copy(const ab_flaky *f)
 	c->w = w;
 	c->pa = ppa;
 	c->pb = ppb;
+	c->ea = pea;
+	c->eb = peb;
 	memcpy(c->fails, f->fails, f->n * sizeof *f->fails);
 	memcpy(c->passes, f->passes, f->n * sizeof *f->passes);
 	memcpy(c->untestable, f->untestable, f->n);
@@ -289,6 +344,8 @@ ab_flaky *ab_flaky_copy(const ab_flaky *f)
 	memcpy(c->w, f->w, (f->nobs - 1) * sizeof *f->w);
 	memcpy(c->pa, f->pa, (f->nobs - 1) * sizeof *f->pa);
 	memcpy(c->pb, f->pb, (f->nobs - 1) * sizeof *f->pb);
+	memcpy(c->ea, f->ea, (f->nobs - 1) * sizeof *f->ea);
+	memcpy(c->eb, f->eb, (f->nobs - 1) * sizeof *f->eb);
 	return c;
 }
 
@@ -352,26 +409,79 @@ bool ab_flaky_untestable(const ab_flaky *f, size_t idx)
 	return idx < f->n && f->untestable[idx];
 }
 
+/* The Chernoff information (nats) between runs failing at rate a and
+ * at rate b: how fast runs tell the two apart. */
+static double chernoff(double a, double b)
+{
+	double lo = 0, hi = 1, l, g;
+	for (int it = 0; it < 40; it++) {
+		double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+		double g1 = pow(a, m1) * pow(b, 1 - m1) + pow(1 - a, m1) * pow(1 - b, 1 - m1);
+		double g2 = pow(a, m2) * pow(b, 1 - m2) + pow(1 - a, m2) * pow(1 - b, 1 - m2);
+		if (g1 < g2)
+			hi = m2;
+		else
+			lo = m1;
+	}
+	l = (lo + hi) / 2;
+	g = pow(a, l) * pow(b, 1 - l) + pow(1 - a, l) * pow(1 - b, 1 - l);
+	return g > 0 ? -log(g) : INFINITY;
+}
+
+/* Mean and standard deviation of one side's rate given its runs, under
+ * the same prior as side(). */
+static void side_spread(double fix, double al, double be, double pw, double prate,
+			unsigned long f, unsigned long p, double *mean, double *sd)
+{
+	if (fix >= 0) {
+		*mean = fix;
+		*sd = 0;
+		return;
+	}
+	double a = al + (double)f, b = be + (double)p;
+	double bm = a / (a + b), b2 = a * (a + 1) / ((a + b) * (a + b + 1)), r = 0;
+	bool fits = prate == 0 ? f == 0 : p == 0;
+	if (pw > 0 && fits) {
+		double lb = ab_flaky_lbeta(a, b) - ab_flaky_lbeta(al, be);
+		r = exp(log(pw) - logaddexp(log(pw), log1p(-pw) + lb));
+	}
+	double m = r * prate + (1 - r) * bm, m2 = r * prate * prate + (1 - r) * b2;
+	*mean = m;
+	*sd = m2 > m * m ? sqrt(m2 - m * m) : 0;
+}
+
+/* How many times smaller than asked the odds against the answer must
+ * be. The rates are judged as the answer's runs leave them, each moved
+ * one standard deviation towards the other: a rate learned from a
+ * handful of runs must not make the stop easy. */
+static double stop_odds(const ab_flaky *f)
+{
+	unsigned long fb = f->fbelow, pb = f->pbelow;
+	for (size_t j = 0; j < f->nobs && f->obs[j] < f->best; j++) {
+		fb += f->fails[f->obs[j]];
+		pb += f->passes[f->obs[j]];
+	}
+	double ma, sa, mb, sb;
+	side_spread(f->o.fix_before, f->o.before_alpha, f->o.before_beta, f->o.before_zero, 0,
+		    fb, pb, &ma, &sa);
+	side_spread(f->o.fix_after, f->o.after_alpha, f->o.after_beta, f->o.after_one, 1,
+		    f->ftot - fb, f->ptot - pb, &mb, &sb);
+	double a = ma + sa, b = mb - sb;
+	double c = b > a ? chernoff(a > 1 ? 1 : a, b < 0 ? 0 : b) : 0;
+	return STOP_ODDS + (c < STOP_CLEAR ? STOP_WEAK * (STOP_CLEAR - c) / STOP_CLEAR : 0);
+}
+
 bool ab_flaky_done(const ab_flaky *f)
 {
-	return f->best_mass >= 1 - (1 - f->o.confidence) / STOP_ODDS ||
+	return f->best_mass >= 1 - (1 - f->o.confidence) / stop_odds(f) ||
 	       (f->o.max_probes && f->probes >= f->o.max_probes) ||
 	       f->untestable_in == f->bad - f->good + 1;
 }
 
-static double xlogx(double s)
-{
-	return s > 0 ? s * log(s) : 0;
-}
-
-static double bin_entropy(double p)
-{
-	return -xlogx(p) - xlogx(1 - p);
-}
-
 /* The negated joint information gain (up to a constant) of a run on i
  * together with the m pending runs pend[] (ascending, all distinct from
- * i): sum over the outcomes of s log s, plus E_c[h(p_c(i))]. */
+ * i): sum over the outcomes of s log s, plus E_c[E[h(rate) | c]] of the
+ * run on i. */
 static double cost(const ab_flaky *f, size_t i, const size_t *pend, size_t m)
 {
 	double sy[1 << (AB_FLAKY_MAX_NEXT - 1)], mc[1 << (AB_FLAKY_MAX_NEXT - 1)];
@@ -398,7 +508,7 @@ static double cost(const ab_flaky *f, size_t i, const size_t *pend, size_t m)
 			if (!i_done && i < nxt)
 				nxt = i;
 			double len = (double)(nxt - pos), p = nxt <= i ? pb : pa;
-			cond += len * w * bin_entropy(p);
+			cond += len * w * (nxt <= i ? f->eb[j] : f->ea[j]);
 			v[0] = len * w;
 			for (size_t u = 0; u < m; u++) {
 				double q = nxt <= pend[u] ? pb : pa;
@@ -516,14 +626,14 @@ static size_t pick_first(const ab_flaky *f)
 		double mj = f->w[j] * (double)seg_len(f, j);
 		tot += mj;
 		ya += mj * f->pa[j];
-		ha += mj * bin_entropy(f->pa[j]);
+		ha += mj * f->ea[j];
 	}
 	/* ya, ha: segments >= j on the passing side; yb, hb: < j failing */
 	for (size_t j = 0; j < S; j++) {
 		size_t lo = f->obs[j], len = seg_len(f, j);
 		double w = f->w[j], pa = f->pa[j], pb = f->pb[j];
 		double y0 = yb + ya, c0 = hb + ha;
-		double d = w * (pb - pa), e = w * (bin_entropy(pb) - bin_entropy(pa));
+		double d = w * (pb - pa), e = w * (f->eb[j] - f->ea[j]);
 		double xs;
 		if (d != 0) {
 			double t = -e / d, ys;
@@ -564,9 +674,9 @@ static size_t pick_first(const ab_flaky *f)
 		}
 		double mj = w * (double)len;
 		ya -= mj * pa;
-		ha -= mj * bin_entropy(pa);
+		ha -= mj * f->ea[j];
 		yb += mj * pb;
-		hb += mj * bin_entropy(pb);
+		hb += mj * f->eb[j];
 	}
 	return best;
 }

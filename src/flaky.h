@@ -22,8 +22,9 @@
  * INCONCLUSIVE range when the block has more than one build.
  *
  * The stop is stricter than the confidence asked: the odds against the
- * best block must be 5 times smaller (0.99 for 0.95), since the
- * posterior is over-confident when the rate after is middling
+ * best block must be 1.5 times smaller (0.967 for 0.95), and up to 5.5
+ * times (0.991) when the learned rates are close or barely measured,
+ * since the posterior is over-confident when few runs tell them apart
  * (docs/flaky.md).
  */
 #ifndef AB_FLAKY_H
@@ -50,7 +51,7 @@ typedef struct ab_flaky_opts {
 
 /* The defaults: confidence 0.95, no probe limit, both rates learned;
  * before: 0 with weight 0.5, else Beta(1, 10); after: 1 with weight
- * 0.5, else Beta(1, 2). */
+ * 0.2, else Beta(1, 2). */
 void ab_flaky_opts_init(ab_flaky_opts *o);
 
 typedef struct ab_flaky ab_flaky;
@@ -73,7 +74,7 @@ bool ab_flaky_untestable(const ab_flaky *f, size_t idx);
 
 /* Up to k (at most AB_FLAKY_MAX_NEXT) distinct builds to run next,
  * best first, written to out; 0 when done. The first has the greatest
- * expected information gain about the culprit; each next one the
+ * expected information gain about the culprit and the rates; each next one the
  * greatest joint gain together with those before it (greedy). */
 size_t ab_flaky_next(const ab_flaky *f, size_t *out, size_t k);
 /* The best block holds the confidence, max_probes runs were seen, or
