@@ -6,7 +6,9 @@
 # data/probes/lava-boot. Each kind is judged on its own, then the farm is
 # bisected with --jobs 1 and --jobs 2; a job made useless is canceled in
 # LAVA, Ctrl-C leaves no job running, a session resumed finds its job,
-# devices offline make a step skip and the bisection is still right.
+# a board lost mid-run with its worker put in maintenance makes a step
+# skip and the bisection is still right; verdicts come early, from the
+# job's live log.
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
 . "$TESTS_SRCDIR/lavalib.sh"
@@ -50,6 +52,22 @@ judge() {	# I [OPTION...]: sets RC
 jobs_total() { lava_api "jobs/?limit=1" | json_get - count; }
 last_job() { lava_api "jobs/?ordering=-id&limit=1" | json_get - results.0.id; }
 job_field() { lava_api "jobs/$1/" | json_get - "$2"; }
+# How build kI's last verdict came: "EARLY/LAVA-STATE/WHEN": whether the
+# probe judged from the job's live log, the job's state in LAVA right
+# after the verdict, and whether the verdict came before or after the
+# job's end in LAVA (its end_time, once the job is over).
+verdict_timing() {	# I
+	local rec
+	rec=$(ls "$XDG_STATE_HOME"/artbisect/lava/k$1-*.json | head -n 1)
+	settled > /dev/null
+	"$PYTHON3" - "$rec" "$(lava_api "jobs/$(json_get "$rec" job)/")" <<'EOF'
+import datetime, json, sys
+r, j = json.load(open(sys.argv[1])), json.loads(sys.argv[2])
+end = datetime.datetime.fromisoformat(j["end_time"].replace("Z", "+00:00")).timestamp()
+print("%s/%s/%s" % ("early" if r.get("early") else "at-end", r.get("lava_state"),
+                    "before-end" if r.get("decided", end) < end else "after-end"))
+EOF
+}
 # Waits (up to 60 s) until no job of the lab is unfinished; prints them if some are.
 settled() {
 	local i
@@ -87,9 +105,25 @@ is "$(json_get "$rec" state)/$(json_get "$rec" verdict)" "done/good" "the job id
 ok "the job's log is kept" test -s "$(json_get "$rec" log)"
 unlike "$(cat "$T/j1.err" "$rec")" "$(cat "$LAVA_TOKEN_FILE")" "the token is never printed nor kept"
 diag "$(cat "$T/j1.err")"
+# Early verdicts: the job reached its finalize action with no panic, so
+# the probe says good without waiting for LAVA's power-off, console
+# reading and end of job. The job is left to end by itself (not
+# canceled).
+is "$(verdict_timing 1)" "early/Running/before-end" \
+	"good: judged from the job's live log while LAVA still ran the job, before its end"
+is "$(job_field "$(json_get "$rec" job)" health)" Complete "and the job then completed by itself in LAVA"
 judge 3
 is "$RC" 1 "an init that exits: a kernel panic, bad"
 like "$(cat "$T/j3.err")" "k3: bad: a kernel panic" "the panic is read from the lava suite's kernel-messages"
+is "$(verdict_timing 3)" "early/Running/before-end" \
+	"panic: judged as soon as kernel-messages failed in the live log, before the job's end"
+rec=$(ls "$XDG_STATE_HOME"/artbisect/lava/k3-*.json | head -n 1)
+unlike "$(cat "$(json_get "$rec" log)")" '"case": "job"' "the log kept is LAVA's as far as it went at the verdict"
+judge 3 --wait-for-end
+is "$RC" 1 "--wait-for-end: the panic is bad too"
+is "$(verdict_timing 3)/$(json_get "$rec" health)" "at-end/None/after-end/Incomplete" \
+	"judged from the finished job (Incomplete) only"
+like "$(cat "$(json_get "$rec" log)")" '"case": "job"' "with the whole log"
 judge 5
 is "$RC" 1 "a truncated kernel image: bad"
 like "$(cat "$T/j5.err")" "k5: bad: the kernel did not start" "its verdict says the kernel never started"
@@ -110,17 +144,23 @@ is "$(count_requests "^GET /pub/pkg1-[0-9]+/vmlinuz-$KF_KVER 200")" 1 "the lab d
 is "$(ls "$T/farm/pub")" "" "and the published files are gone after the job"
 
 # --- stopping: SIGTERM cancels the job in LAVA --------------------------------
-wait_running() {	# waits (up to 60 s) for a running job; prints its id
+# Waits (up to 60 s) until the probe whose standard error goes to FILE
+# says its job is Running; prints the job's id. Not any job LAVA lists
+# as Running: one that gave an early verdict before may still be
+# finishing there by itself.
+wait_running() {	# FILE
 	local i id
 	for i in $(seq 1 120); do
-		id=$(lava_api "jobs/?state=Running" | json_get - results.0.id) && { echo "$id"; return 0; }
+		id=$(grep -aoE 'LAVA job [0-9]+: Running' "$1" 2> /dev/null | tail -n 1 | grep -oE '[0-9]+')
+		[ -n "$id" ] && { echo "$id"; return 0; }
 		sleep 0.5
 	done
 	return 1
 }
+rm -f "$T/j4.err"
 (probe_on 4) &
 pid=$!
-id=$(wait_running)
+id=$(wait_running "$T/j4.err")
 kill -TERM "$pid"
 wait "$pid"
 is "$?" 143 "a probe stopped by SIGTERM exits 143"
@@ -129,9 +169,10 @@ is "$(job_field "$id" health)" Canceled "and its LAVA job is canceled (health Ca
 
 # --- a resumed session finds the job it submitted before ----------------------
 before=$(jobs_total)
+rm -f "$T/j2.err"
 (probe_on 2) &
 pid=$!
-id=$(wait_running)
+id=$(wait_running "$T/j2.err")
 { kill -KILL "$pid"; wait "$pid"; } 2> /dev/null	# the controller dies: no trap runs
 judge 2
 is "$RC" 0 "after the probe died, a new run for the same build gives the verdict"
@@ -207,7 +248,7 @@ tap_ok $(( canceled <= stopped && (stopped == 0 || canceled >= 1 || stopped == 1
 "$ARTBISECT" --index "$BASE/index.json" --probe "$PROBE" --work-dir "$T/w-int" --cache-dir "$T/cache" \
 	--jobs 2 --json > "$T/int.out" 2> "$T/int.err" &
 pid=$!
-wait_running > /dev/null
+wait_running "$T/int.err" > /dev/null
 kill -INT "$pid"
 wait "$pid"
 is "$?" 4 "Ctrl-C stops artbisect (exit 4, the session kept)"
@@ -220,7 +261,7 @@ like "$(cat "$T/int.err")" "canceled LAVA job" "the probe canceled its job"
 "$ARTBISECT" --index "$BASE/index.json" --probe "$PROBE" --work-dir "$T/w-rb" --cache-dir "$T/cache" \
 	--jobs 1 --json > /dev/null 2> "$T/rb1.err" &
 pid=$!
-id=$(wait_running)
+id=$(wait_running "$T/rb1.err")
 leader=$(pgrep -P "$pid" | head -n 1)
 { kill -KILL -- "-$leader"; kill -KILL "$pid"; wait "$pid"; } 2> /dev/null
 before=$(jobs_total)
@@ -230,11 +271,17 @@ like "$ERR" "LAVA job $id was submitted before; waiting for it" "the step in fli
 is "$(( $(jobs_total) - before ))" "$(( $(grep -c 'LAVA job: ' <<<"$ERR") - 1 ))" "and submits only the steps after it"
 settled > /dev/null
 
-# Devices offline when a step is submitted: that step is skipped (after
-# one resubmission), the devices come back, and the bisection is still
-# right. Another index over the same files, 10 builds, the first bad x7
-# (x0-x6 boot, x7-x9 panic), so that the skipped first pick (x4 or x5)
-# is not needed for the answer.
+# A board lost mid-run, and its lab taken offline: while the first
+# step's job runs, the admin puts the lab's worker (the host of both
+# boards) into maintenance, as `lavacli workers update --health
+# MAINTENANCE` does, and the board in use loses power (its qemu is
+# killed mid-boot). LAVA ends that job Incomplete (an infrastructure
+# error: "Connection closed") and schedules nothing more on the worker:
+# the probe resubmits once, finds no device online, cancels and skips the
+# step (125). The worker back, the bisection goes on and is still right.
+# Another index over the same files, 10 builds, the first bad x7 (x0-x6
+# boot, x7-x9 panic), so that the skipped first pick (x4 or x5) is not
+# needed for the answer.
 "$PYTHON3" - "$T/farm" <<'PYEOF'
 import json, os, sys
 d = sys.argv[1]
@@ -245,22 +292,42 @@ for i in range(10):
     builds.append(b)
 json.dump({"format": "artbisect-index", "version": 1, "builds": builds}, open(os.path.join(d, "index-off.json"), "w"))
 PYEOF
-for d in $LAVA_DEVICES; do lava_device_health "$d" MAINTENANCE; done
+worker_health() {	# ACTIVE | MAINTENANCE, through LAVA's XML-RPC API as an admin's lavacli
+	lavacli --uri "http://$LAVA_USER:$(cat "$LAVA_TOKEN_FILE")@${LAVA_URL#http://}/RPC2" \
+		workers update --health "$1" "$LAVA_WORKER" > "$T/lavacli.out" 2>&1 ||
+		diag "lavacli workers update: $(cat "$T/lavacli.out")"
+}
+rm -f "$T/off.err"
 "$ARTBISECT" --index "$BASE/index-off.json" --probe "$PROBE --queue-timeout 3" --work-dir "$T/w-off" \
 	--cache-dir "$T/cache" --json > "$T/off.out" 2> "$T/off.err" &
 pid=$!
+id=$(wait_running "$T/off.err")
+# Maintenance first: the running job goes on, nothing new is scheduled.
+worker_health MAINTENANCE
+qemu=""
+for i in $(seq 1 100); do
+	qemu=$(pgrep -f "qemu-system-x86_64 .*/tmp/$id/" | head -n 1)
+	[ -n "$qemu" ] && break
+	sleep 0.1
+done
+[ -n "$qemu" ] && kill -KILL "$qemu"
 for i in $(seq 1 240); do
-	grep -q '(twice): skip' "$T/off.err" && break
+	grep -q ': skip$' "$T/off.err" && break
 	kill -0 "$pid" 2> /dev/null || break
 	sleep 0.25
 done
-for d in $LAVA_DEVICES; do lava_device_health "$d" GOOD; done
+worker_health ACTIVE
 wait "$pid"
 rc=$?
 diag "$(grep -a 'lava-boot: x[0-9]*: ' "$T/off.err")"
-like "$(cat "$T/off.err")" "lava-boot: x[0-9]: no qemu device online \\(twice\\): skip" "no device online: that step is skipped"
+ok "the board in use lost mid-boot (its qemu killed)" test -n "$qemu"
+is "$(job_field "$id" health)" Incomplete "its job ends Incomplete in LAVA"
+like "$(cat "$T/off.err")" "lava-boot: x[0-9]: LAVA job $id: Infrastructure error: Connection closed; submitting it once more" \
+	"an infrastructure error: the step is submitted once more"
+like "$(cat "$T/off.err")" "lava-boot: x[0-9]: Infrastructure error: Connection closed, then no qemu device online: skip" \
+	"the worker in maintenance: no device online, so that step is skipped"
 is "$rc/$(json_get "$T/off.out" first_new.id)/$(json_get "$T/off.out" last_old.id)" 0/x7/x6 \
-	"the devices back online: the bisection is still right"
+	"the worker back: the bisection is still right"
 ok "the report has the skipped step" has_step "$(cat "$T/off.out")" verdict=skip by=probe
 
 plan_done

@@ -183,7 +183,7 @@ EOF
 	[ -n "$ok" ] || bail_out "LAVA's web server did not answer within 60 s: $(tail -n 3 "$T/lava/gunicorn.log")"
 	_lava_bg worker /usr/bin/lava-worker --name "$LAVA_WORKER" --url "$LAVA_URL/" \
 		--ws-url "http://127.0.0.1:$ws/ws/" --token "$wtoken" --worker-dir "$T/lava/worker" \
-		--ping-interval 2 --level INFO --log-file "$T/lava/worker.txt"
+		--ping-interval 2 --job-log-interval 1 --level INFO --log-file "$T/lava/worker.txt"
 	ok=""
 	for i in $(seq 1 60); do
 		if lava_api "workers/$LAVA_WORKER/" 2> /dev/null | grep -q '"state": *"Online"'; then ok=1; break; fi
