@@ -92,14 +92,48 @@ static int on_path(const char *name)
 	return found;
 }
 
+/* A line of a multi-line command (after the first) that starts with a
+ * word no shell would run: "--token-file" on the line after "lava-boot
+ * --lava URL", when --probe '...' was broken over lines without a
+ * backslash. Its number (from 1) and word in *w, or 0. */
+static int stray_line(const char *command, char **w)
+{
+	const char *p = command;
+	int line = 1;
+
+	while ((p = strchr(p, '\n'))) {
+		int joined = p > command && p[-1] == '\\';	/* sh joins "\<newline>" */
+
+		p++;
+		if (joined)
+			continue;
+		line++;
+		*w = first_word(p);
+		if (*w && (*w)[0] == '-' && !on_path(*w))
+			return line;
+		free(*w);
+		*w = NULL;
+	}
+	return 0;
+}
+
 int ab_probe_cannot_run(const char *command, const char *root, const char *cwd, int status,
 			char **why)
 {
 	char *w = first_word(command), *file = NULL, *there = NULL;
 	const char *what;
-	int missing;
+	int missing, line;
 
 	*why = NULL;
+	if (status == 127 && (line = stray_line(command, &file))) {
+		*why = ab_xasprintf(_("line %d of the command starts with '%s', which the shell "
+				      "ran as a command of its own: a line break inside --probe ends "
+				      "a command; end the line before it with a backslash, or write "
+				      "the command on one line"), line, file);
+		free(file);
+		free(w);
+		return 1;
+	}
 	if (!w || (status != 126 && status != 127) || shell_word(w)) {
 		free(w);
 		return 0;

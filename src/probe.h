@@ -63,7 +63,9 @@ ab_probe_outcome ab_probe_outcome_of(int wstatus);
  * executable. 1 with *why (caller frees) saying what and, for a relative
  * path found in cwd instead, that it is there; 0 when the program is
  * there or the command is not a simple one (then its status is a
- * verdict, as the contract says). Looks at files, never runs one. */
+ * verdict, as the contract says). Also 1 for a 127 from a command broken
+ * over lines whose next line starts with an option ("--template ..."):
+ * the shell ran that line as a command. Looks at files, never runs one. */
 int ab_probe_cannot_run(const char *command, const char *root, const char *cwd, int status,
 			char **why);
 

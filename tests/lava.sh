@@ -330,4 +330,42 @@ is "$rc/$(json_get "$T/off.out" first_new.id)/$(json_get "$T/off.out" last_old.i
 	"the worker back: the bisection is still right"
 ok "the report has the skipped step" has_step "$(cat "$T/off.out")" verdict=skip by=probe
 
+# --- the README's example, as printed -----------------------------------------
+# The example's farm, lab and token placeholders point at this lab and the
+# shipped files at the source tree; every other word is the README's. Its
+# bad builds only panic: a hang would wait the template's default boot
+# timeout (300 s), which the example keeps.
+kf_file_farm "$T/farm/readme" 6 3
+for i in 3 4 5; do
+	cp "$KF_VMLINUZ" "$T/farm/readme/k$i/vmlinuz"
+	cp "$T/panic.img" "$T/farm/readme/k$i/initrd.img"
+done
+"$PYTHON3" - "$T/farm/readme" <<'PYEOF'
+import hashlib, json, os, sys
+d = sys.argv[1]
+idx = json.load(open(os.path.join(d, "index.json")))
+for b in idx["builds"]:
+    for a in b["artifacts"]:
+        p = os.path.join(d, a["url"])
+        a["sha256"] = hashlib.sha256(open(p, "rb").read()).hexdigest()
+        a["size"] = os.path.getsize(p)
+json.dump(idx, open(os.path.join(d, "index.json"), "w"), indent=1)
+PYEOF
+mkdir -p "$T/home/.config"
+cp "$LAVA_TOKEN_FILE" "$T/home/.config/lava-token"
+example=$(awk '/^## Kernels on a LAVA lab/ {s = 1} s && /^```$/ {if (b) exit; b = 1; next} s && b' \
+	"$TESTS_SRCDIR/../README.md")
+like "$example" "^artbisect --index https://farm.example.org/kernels/ --jobs 2" "the README has its LAVA example"
+cmd=$(printf '%s\n' "$example" | sed -e "s|^artbisect |\"\$ARTBISECT\" |" \
+	-e "s|https://farm.example.org/kernels/|$BASE/readme/index.json|" \
+	-e "s|https://lava.example.org|$LAVA_URL|" \
+	-e "s|/usr/share/artbisect/|$TESTS_SRCDIR/../data/|g")
+diag "$cmd"
+RC=0
+HOME="$T/home" bash -c "$cmd" > "$T/readme.out" 2> "$T/readme.err" < /dev/null || RC=$?
+is "$RC" 0 "the README's LAVA example runs as printed against this lab"
+[ "$RC" = 0 ] || diag "$(tail -n 20 "$T/readme.err")"
+like "$(cat "$T/readme.out")" "k3" "and names the first bad build, k3"
+ok "no job of it is left unfinished in LAVA" settled
+
 plan_done

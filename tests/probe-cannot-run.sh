@@ -45,6 +45,18 @@ like "$ERR" 'usr/share/app/version is not executable' "the message says it is no
 run ab --work-dir "$T/w4" --jobs 3 --probe './myprobe.sh'
 is "$RC" 4 "--jobs 3: a probe not found stops the run too"
 
+# A command broken over lines without a backslash: sh -c runs the second
+# line, an option, as a command of its own (127), whatever the first did.
+run ab --work-dir "$T/w7" --probe './usr/bin/app --version
+    --verbose'
+is "$RC" 4 "a --probe broken over two lines: exit 4"
+like "$ERR" "line 2 of the command starts with '--verbose'" "the message names the line the shell ran on its own"
+like "$ERR" "end the line before it with a backslash" "and says how to join it"
+# With the backslash, as the message says, it is one command: a verdict.
+run ab --work-dir "$T/w8" --json --probe './usr/bin/app \
+    --version'
+isnt "$RC" 4 "joined with a backslash: the probe runs, no stop"
+
 # The program is there and exits 127 on purpose: a verdict (bad).
 run ab --work-dir "$T/w5" --json --probe 'sh -c "exit 127"'
 is "$RC" 0 "a probe that runs and exits 127 gives a verdict"
