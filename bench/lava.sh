@@ -34,23 +34,8 @@ bail_out() { echo "bench/lava.sh: $*" >&2; exit 1; }
 lava_need
 kf_kernel
 kf_images
-kf_file_farm "$T/farm" 24 15
 # Bad builds here only panic: a hang would measure LAVA's timeout.
-for i in $(seq 15 23); do
-	cp "$KF_VMLINUZ" "$T/farm/k$i/vmlinuz"
-	cp "$T/panic.img" "$T/farm/k$i/initrd.img"
-done
-"$PYTHON3" - "$T/farm" <<'EOF'
-import hashlib, json, os, sys
-d = sys.argv[1]
-idx = json.load(open(os.path.join(d, "index.json")))
-for b in idx["builds"]:
-    for a in b["artifacts"]:
-        p = os.path.join(d, a["url"])
-        a["sha256"] = hashlib.sha256(open(p, "rb").read()).hexdigest()
-        a["size"] = os.path.getsize(p)
-json.dump(idx, open(os.path.join(d, "index.json"), "w"), indent=1)
-EOF
+kf_panic_farm "$T/farm" 24 15
 start_server "$T/farm"
 lava_start
 P="$top/data/probes/lava-boot"

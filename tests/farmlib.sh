@@ -88,12 +88,21 @@ _farm_readable() {
 	return 0
 }
 
-# _farm_wait_up URL PID LOG: 0 once URL answers, 1 if the server died or
-# 10 s passed.
+# _farm_wait_up URL PID ERRORLOG ACCESSLOG: 0 once the server answers and
+# its access log holds that answer, 1 if it died or 10 s passed. A server
+# writes the line after the reply, so a test that empties the log at once
+# could otherwise find the readiness request there, counted as its own.
 _farm_wait_up() {
 	local _
 	for _ in $(seq 100); do
-		curl -s -o /dev/null "$1/" && return 0
+		if curl -s -o /dev/null "$1/.farm-up"; then
+			for _ in $(seq 100); do
+				grep -q ' /.farm-up ' "$4" 2>/dev/null && return 0
+				sleep 0.05
+			done
+			diag "the server answered but never logged it in $4"
+			return 1
+		fi
 		kill -0 "$2" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -137,7 +146,7 @@ EOF
 	at_exit stop_nginx
 	NGINX_URL="http://127.0.0.1:$port"
 	URL=$NGINX_URL
-	_farm_wait_up "$URL" "$NGINX_PID" "$dir/error.log"
+	_farm_wait_up "$URL" "$NGINX_PID" "$dir/error.log" "$dir/access.log"
 }
 
 stop_nginx() {
@@ -195,7 +204,7 @@ EOF
 	at_exit stop_apache
 	APACHE_URL="http://127.0.0.1:$port"
 	URL=$APACHE_URL
-	_farm_wait_up "$URL" "$APACHE_PID" "$dir/error.log"
+	_farm_wait_up "$URL" "$APACHE_PID" "$dir/error.log" "$dir/access.log"
 }
 
 stop_apache() {

@@ -89,9 +89,26 @@ kf_file_farm() {	# DIR N CULPRIT
 		*) cp "$T/good.img" "$dir/k$i/initrd.img" ;;
 		esac
 	done
-	"$PYTHON3" - "$dir" "$n" "$culprit" <<'EOF'
+	kf_index_farm "$dir" "$n"
+}
+
+# The same farm, but every bad build panics: no hang waits a boot
+# timeout, no truncated image (benchmarks, and examples run as printed).
+kf_panic_farm() {	# DIR N CULPRIT
+	local dir=$1 n=$2 culprit=$3 i
+	kf_file_farm "$dir" "$n" "$culprit"
+	for i in $(seq "$culprit" $((n - 1))); do
+		cp "$KF_VMLINUZ" "$dir/k$i/vmlinuz"
+		cp "$T/panic.img" "$dir/k$i/initrd.img"
+	done
+	kf_index_farm "$dir" "$n"
+}
+
+# index.json for DIR's builds k0..k(N-1), sizes and sha256 from the files.
+kf_index_farm() {	# DIR N
+	"$PYTHON3" - "$1" "$2" <<'EOF'
 import hashlib, json, os, sys
-d, n, culprit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d, n = sys.argv[1], int(sys.argv[2])
 builds = []
 for i in range(n):
     arts = []

@@ -335,22 +335,7 @@ ok "the report has the skipped step" has_step "$(cat "$T/off.out")" verdict=skip
 # shipped files at the source tree; every other word is the README's. Its
 # bad builds only panic: a hang would wait the template's default boot
 # timeout (300 s), which the example keeps.
-kf_file_farm "$T/farm/readme" 6 3
-for i in 3 4 5; do
-	cp "$KF_VMLINUZ" "$T/farm/readme/k$i/vmlinuz"
-	cp "$T/panic.img" "$T/farm/readme/k$i/initrd.img"
-done
-"$PYTHON3" - "$T/farm/readme" <<'PYEOF'
-import hashlib, json, os, sys
-d = sys.argv[1]
-idx = json.load(open(os.path.join(d, "index.json")))
-for b in idx["builds"]:
-    for a in b["artifacts"]:
-        p = os.path.join(d, a["url"])
-        a["sha256"] = hashlib.sha256(open(p, "rb").read()).hexdigest()
-        a["size"] = os.path.getsize(p)
-json.dump(idx, open(os.path.join(d, "index.json"), "w"), indent=1)
-PYEOF
+kf_panic_farm "$T/farm/readme" 6 3
 mkdir -p "$T/home/.config"
 cp "$LAVA_TOKEN_FILE" "$T/home/.config/lava-token"
 example=$(awk '/^## Kernels on a LAVA lab/ {s = 1} s && /^```$/ {if (b) exit; b = 1; next} s && b' \
