@@ -128,7 +128,10 @@ int ab_pkg_vercmp(const ab_pkg_info *a, const ab_pkg_info *b)
 	} else {
 		rpmver va = rpmverNew(a->epoch, a->version ? a->version : "", a->release);
 		rpmver vb = rpmverNew(b->epoch, b->version ? b->version : "", b->release);
-		int r = rpmverCmp(va, vb);
+		/* librpm makes no rpmver of an empty version (a hostile
+		 * primary.xml's <version ver=""/>), and rpmverCmp does not take
+		 * NULL: such a package sorts before every real one. */
+		int r = va && vb ? rpmverCmp(va, vb) : (va != NULL) - (vb != NULL);
 
 		rpmverFree(va);
 		rpmverFree(vb);

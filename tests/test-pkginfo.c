@@ -70,6 +70,10 @@ int main(void)
 		       "rpm: %s%s%s-%s %s %s%s%s-%s", rpm[i].e1 ? rpm[i].e1 : "", rpm[i].e1 ? ":" : "",
 		       rpm[i].v1, rpm[i].r1, rpm[i].want < 0 ? "<" : rpm[i].want ? ">" : "==",
 		       rpm[i].e2 ? rpm[i].e2 : "", rpm[i].e2 ? ":" : "", rpm[i].v2, rpm[i].r2);
+	/* An empty version (a hostile primary.xml): no crash, first. */
+	tap_ok(rpm_cmp(NULL, "", "1", NULL, "1.0", "1") < 0 && rpm_cmp(NULL, "1.0", "1", NULL, "", "1") > 0 &&
+		       rpm_cmp(NULL, "", NULL, "0", "", "") == 0 && rpm_cmp(NULL, NULL, NULL, NULL, "1", "1") < 0,
+	       "rpm: an empty or missing version sorts before every real one, and no crash");
 	{
 		ab_pkg_info a = { .kind = AB_PKG_DEB, .version = "1.0~rc1-1" };
 		ab_pkg_info b = { .kind = AB_PKG_DEB, .version = "1.0-1" };
