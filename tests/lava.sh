@@ -239,9 +239,12 @@ for i in $(seq 60); do
 	sleep 0.5
 done
 # A job that reaches its end while its cancel is on the way stays
-# Complete: at most as many Canceled as stopped, and none still running
-# (above).
-tap_ok $(( canceled <= stopped && (stopped == 0 || canceled >= 1 || stopped == 1) ? 0 : 1 )) \
+# Complete, and with early verdicts a stopped probe's job is often in
+# LAVA's finalize already, which a cancel does not stop (the sanitizer
+# build saw 0 of 2): at most as many Canceled as stopped, and none still
+# running (above). That a cancel reaches LAVA is checked below, at
+# Ctrl-C, where the job is surely mid-boot.
+tap_ok $(( canceled <= stopped ? 0 : 1 )) \
 	"jobs artbisect stopped as useless are canceled in LAVA ($canceled of $stopped; one may finish first)"
 
 # Ctrl-C: SIGINT to artbisect while two jobs are in flight.
