@@ -105,9 +105,9 @@ static int stray_line(const char *command, char **w)
 		int joined = p > command && p[-1] == '\\';	/* sh joins "\<newline>" */
 
 		p++;
+		line++;		/* as the user sees the lines */
 		if (joined)
 			continue;
-		line++;
 		*w = first_word(p);
 		if (*w && (*w)[0] == '-' && !on_path(*w))
 			return line;
