@@ -131,6 +131,55 @@ judge 4
 is "$RC" 1 "an init that sleeps forever: a hang, bad"
 like "$(cat "$T/j4.err")" "k4: bad: no prompt in time" "its verdict says it hung"
 
+# --- a job with tests: their results make the verdict -------------------------
+# The shipped template with a "test:" action added, as docs/lava.md says
+# a template may: an interactive test at the prompt, no overlay needed.
+# Its case passes when the initramfs holds /result saying PASS: build t0
+# has it; k0 (the same kernel, the plain shell) does not, so there the
+# case fails while the boot itself is fine.
+cp "$TPL" "$T/tested.yaml"
+cat >> "$T/tested.yaml" <<'EOF'
+
+- test:
+    timeout:
+      minutes: 2
+    interactive:
+    - name: artbisect-check
+      prompts: ['/ # ']
+      echo: discard
+      script:
+      - command: 'echo "RESULT-$(cat /result 2>/dev/null || echo FAIL)"'
+        name: result-file
+        successes:
+        - message: RESULT-PASS
+        failures:
+        - message: RESULT-FAIL
+EOF
+kf_initramfs tested '/bin/busybox --install -s /bin
+mount -t proc proc /proc
+echo PASS > /result
+export PS1="/ # "
+exec setsid cttyhack sh'
+mkdir -p "$T/farm/t0"
+cp "$KF_VMLINUZ" "$T/farm/t0/vmlinuz"
+cp "$T/tested.img" "$T/farm/t0/initrd.img"
+RC=0
+ARTBISECT_BUILD=t0 ARTBISECT_ARTIFACT_URLS=$(printf '%s\n' "$BASE/t0/vmlinuz" "$BASE/t0/initrd.img") \
+	ARTBISECT_ARTIFACT_SHA256S=$(printf '%s\n' "$(sha256sum < "$T/farm/t0/vmlinuz" | cut -d' ' -f1)" \
+		"$(sha256sum < "$T/farm/t0/initrd.img" | cut -d' ' -f1)") \
+	$PROBE --template "$T/tested.yaml" > "$T/t0.out" 2> "$T/t0.err" || RC=$?
+diag "$(cat "$T/t0.err")"
+is "$RC" 0 "a job with a test action: the boot and its test case pass, good"
+rec=$(ls "$XDG_STATE_HOME"/artbisect/lava/t0-*.json | head -n 1)
+is "$(lava_api "jobs/$(json_get "$rec" job)/tests/?limit=100" | "$PYTHON3" -c "
+import json, sys
+print(' '.join(t['name'] + '=' + t['result'] for t in json.load(sys.stdin)['results'] if t['name'] == 'result-file'))")" \
+	"result-file=pass" "LAVA recorded the test case as passed"
+judge 0 --template "$T/tested.yaml"
+diag "$(cat "$T/j0.err")"
+is "$RC" 1 "the same test failing on a build that boots: bad"
+like "$(cat "$T/j0.err")" "k0: bad: failed test: artbisect-check.result-file" "the verdict names the failed test case"
+
 # --- a package farm: the kernel from the root, published for the lab -------
 mkdir -p "$T/root/boot" "$T/farm/pub"
 cp "$KF_VMLINUZ" "$T/root/boot/vmlinuz-$KF_KVER"
@@ -246,6 +295,27 @@ done
 # Ctrl-C, where the job is surely mid-boot.
 tap_ok $(( canceled <= stopped ? 0 : 1 )) \
 	"jobs artbisect stopped as useless are canceled in LAVA ($canceled of $stopped; one may finish first)"
+
+# A job made useless mid-boot, for sure: u0 boots, u1 panics, u2 hangs,
+# u3 panics. With --jobs 2, u1 and u2 run at once; u1's panic, judged
+# from the live log seconds in, settles the answer while u2 still waits
+# for a prompt that never comes (boot timeout 45 s). artbisect stops
+# u2's probe, which cancels its job: LAVA must say Canceled.
+"$PYTHON3" - "$T/farm" <<'PYEOF'
+import json, os, sys
+d = sys.argv[1]
+src = {b["id"]: b for b in json.load(open(os.path.join(d, "index.json")))["builds"]}
+builds = [dict(src[k], id="u%d" % i, version="6.1.%d" % (30 + i)) for i, k in enumerate(("k0", "k3", "k4", "k3"))]
+json.dump({"format": "artbisect-index", "version": 1, "builds": builds}, open(os.path.join(d, "index-useless.json"), "w"))
+PYEOF
+run "$ARTBISECT" --index "$BASE/index-useless.json" --probe "$PROBE" --work-dir "$T/w-useless" \
+	--cache-dir "$T/cache" --json --jobs 2
+diag "$(grep -a 'lava-boot: ' <<<"$ERR")"
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/u1 "--jobs 2, a panic beside a hang: the panic is the answer"
+id=$(grep -aoE 'canceled LAVA job [0-9]+' <<<"$ERR" | grep -oE '[0-9]+' | head -n 1)
+ok "the hanging build's probe was stopped as useless and canceled its job" test -n "$id"
+settled > /dev/null
+is "$(job_field "${id:-0}" health)" Canceled "that job's health in LAVA is Canceled"
 
 # Ctrl-C: SIGINT to artbisect while two jobs are in flight.
 "$ARTBISECT" --index "$BASE/index.json" --probe "$PROBE" --work-dir "$T/w-int" --cache-dir "$T/cache" \
