@@ -399,6 +399,193 @@ void bisect_remove_root(const ab_bisect_callbacks *cb, const char *root)
 		cb->fetch.notice(cb->fetch.ud, e.msg);
 }
 
+/* The fetch list for build bd: its artifacts with their mirrors. */
+static ab_fetch_item *fetch_items_new(const ab_bisect *b, const ab_build *bd)
+{
+	size_t i, nitems = bd->nartifacts;
+	ab_fetch_item *items = ab_xcalloc(nitems ? nitems : 1, sizeof *items);
+
+	for (i = 0; i < nitems; i++) {
+		items[i].url = bd->artifacts[i].url;
+		items[i].mirrors = ab_index_mirror_urls(b->index, &bd->artifacts[i], &items[i].nmirrors);
+		items[i].sha256 = bd->artifacts[i].sha256;
+		items[i].size = bd->artifacts[i].size;
+	}
+	return items;
+}
+
+static void fetch_items_free(ab_fetch_item *items, size_t nitems)
+{
+	size_t i;
+
+	for (i = 0; i < nitems; i++) {
+		free(items[i].path);
+		free(items[i].reason);
+		ab_index_urls_free((char **)items[i].mirrors, items[i].nmirrors);
+	}
+	free(items);
+}
+
+/* Make room first: the cap holds while this build comes in, and a
+ * small disk is not filled by entries that are no longer needed. */
+static void cache_room_for(const ab_bisect *b, ab_cache *cache, const ab_build *bd)
+{
+	const char **keep;
+	int64_t incoming = 0;
+	size_t i;
+
+	if (b->opt.cache_size < 0)
+		return;
+	keep = ab_xcalloc(bd->nartifacts, sizeof *keep);
+	for (i = 0; i < bd->nartifacts; i++) {
+		keep[i] = bd->artifacts[i].sha256;
+		if (!ab_cache_has(cache, bd->artifacts[i].sha256) && bd->artifacts[i].size > 0)
+			incoming += bd->artifacts[i].size;
+	}
+	ab_cache_evict(cache, b->opt.cache_size > incoming ? b->opt.cache_size - incoming : 0,
+		       keep, bd->nartifacts);
+	free(keep);
+}
+
+/* Keep the cache under its cap; never evict what this build needs. */
+static void cache_cap_keeping(const ab_bisect *b, ab_cache *cache, const ab_build *bd)
+{
+	const char **keep;
+	size_t i;
+
+	if (b->opt.cache_size < 0)
+		return;
+	keep = ab_xcalloc(bd->nartifacts, sizeof *keep);
+	for (i = 0; i < bd->nartifacts; i++)
+		keep[i] = bd->artifacts[i].sha256;
+	ab_cache_evict(cache, b->opt.cache_size, keep, bd->nartifacts);
+	free(keep);
+}
+
+/* Downloads build bd's artifacts into items. 0, 1 with *reason when
+ * one is unavailable, -1 with err. */
+static int download_build(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
+			  const ab_build *bd, ab_fetch_item *items, char **reason, ab_error *err)
+{
+	size_t i;
+
+	if (ab_fetch_artifacts(cache, &b->opt.fetch, &cb->fetch, items, bd->nartifacts, err) < 0)
+		return -1;
+	for (i = 0; i < bd->nartifacts; i++) {
+		if (items[i].status != AB_FETCH_OK) {
+			*reason = ab_xasprintf("%s: %s", bd->artifacts[i].filename,
+					       items[i].reason ? items[i].reason : "?");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* librpm checks every package's digests (and, with --keyring, its
+ * signature) before a byte of it is unpacked or installed. 0, 1 with
+ * *reason when one is refused, -1 with err. */
+static int verify_rpms(const ab_bisect *b, const ab_build *bd, const ab_fetch_item *items,
+		       char **reason, ab_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < bd->nartifacts; i++) {
+		char *why = NULL;
+		ab_rpm_rc v;
+
+		if (bd->artifacts[i].type != AB_ART_RPM)
+			continue;
+		v = ab_rpm_verify(items[i].path, b->opt.keyring, &why, err);
+		if (v == AB_RPM_ERROR)
+			return -1;
+		if (v == AB_RPM_REFUSED) {
+			*reason = ab_xasprintf("%s: %s", bd->artifacts[i].filename, why);
+			free(why);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Readies root: the early root renamed to it (*unpacked set), or an
+ * empty directory. 0, -1 with err. */
+static int make_root(const ab_bisect *b, const char *root, int *unpacked, ab_error *err)
+{
+	if (b->prefetch && early_allowed(b)) {
+		/* Unpacked while the last probe ran: the worker is done
+		 * (ab_prefetch_wait in bisect_prepare), its root whole or absent. */
+		char *early = ab_xasprintf("%s%s", root, early_suffix);
+
+		*unpacked = ab_remove_tree(root) == 0 && rename(early, root) == 0;
+		free(early);
+	}
+	if (!*unpacked && ab_remove_tree_err(root, err) < 0)
+		return -1;	/* a file system mounted in it: never unpacked into */
+	if (!*unpacked && ab_mkdir_p(root) < 0) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot make scratch root %s: %s"),
+			     root, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* All RPMs of the build in one transaction, as dnf would. 0, 1 with
+ * *reason when refused, -1 with err. */
+static int install_rpms(const ab_bisect *b, const ab_build *bd, const ab_fetch_item *items,
+			const char *root, char **reason, ab_error *err)
+{
+	const char **rpms = ab_xcalloc(bd->nartifacts, sizeof *rpms);
+	size_t i, nrpms = 0;
+	char *why = NULL;
+	ab_rpm_rc v;
+
+	for (i = 0; i < bd->nartifacts; i++)
+		if (bd->artifacts[i].type == AB_ART_RPM)
+			rpms[nrpms++] = items[i].path;
+	v = nrpms ? ab_rpm_install(rpms, nrpms, root, b->opt.keyring, &why, err)
+		: AB_RPM_OK;
+	free(rpms);
+	if (v == AB_RPM_ERROR)
+		return -1;
+	if (v == AB_RPM_REFUSED) {
+		*reason = why;
+		return 1;
+	}
+	return 0;
+}
+
+/* Unpacks what is not in root yet (not the early root's, not installed
+ * RPMs) and lists every artifact's path in list. 0, 1 with *reason when
+ * one is refused, -1 with err. */
+static int unpack_artifacts(const ab_bisect *b, const ab_build *bd, const ab_fetch_item *items,
+			    const char *root, int unpacked, ab_buf *list, char **reason,
+			    ab_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < bd->nartifacts; i++) {
+		char *why = NULL;
+		ab_unpack_rc u;
+
+		if (unpacked || (b->opt.install_rpm && bd->artifacts[i].type == AB_ART_RPM))
+			goto listed;
+		u = ab_unpack(items[i].path, bd->artifacts[i].type,
+					   bd->artifacts[i].filename, root, &why, err);
+		if (u == AB_UNPACK_ERROR)
+			return -1;
+		if (u == AB_UNPACK_REFUSED) {
+			*reason = ab_xasprintf("%s: %s", bd->artifacts[i].filename, why ? why : "?");
+			free(why);
+			return 1;
+		}
+listed:
+		if (i)
+			ab_buf_puts(list, "\n");
+		ab_buf_puts(list, items[i].path);
+	}
+	return 0;
+}
+
 /* Downloads, verifies and unpacks one build. Returns 0 and *root when
  * ready, 1 with *reason when the build is unavailable, -1 with err. */
 int bisect_prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
@@ -407,7 +594,7 @@ int bisect_prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 	const ab_build *bd = &b->index->builds[idx];
 	ab_fetch_item *items = NULL;
 	ab_buf list = {0};
-	size_t i, nitems = 0;
+	size_t nitems = 0;
 	int rc = 0, unpacked = 0;	/* unpacked: the early root was taken */
 
 	*root = NULL;
@@ -424,134 +611,25 @@ int bisect_prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 	if (rc != 0)
 		goto out;
 	nitems = bd->nartifacts;
-	items = ab_xcalloc(nitems ? nitems : 1, sizeof *items);
-	for (i = 0; i < nitems; i++) {
-		items[i].url = bd->artifacts[i].url;
-		items[i].mirrors = ab_index_mirror_urls(b->index, &bd->artifacts[i], &items[i].nmirrors);
-		items[i].sha256 = bd->artifacts[i].sha256;
-		items[i].size = bd->artifacts[i].size;
-	}
-	/* Make room first: the cap holds while this build comes in, and a
-	 * small disk is not filled by entries that are no longer needed. */
-	if (b->opt.cache_size >= 0) {
-		const char **keep = ab_xcalloc(bd->nartifacts, sizeof *keep);
-		int64_t incoming = 0;
-
-		for (i = 0; i < bd->nartifacts; i++) {
-			keep[i] = bd->artifacts[i].sha256;
-			if (!ab_cache_has(cache, bd->artifacts[i].sha256) && bd->artifacts[i].size > 0)
-				incoming += bd->artifacts[i].size;
-		}
-		ab_cache_evict(cache, b->opt.cache_size > incoming ? b->opt.cache_size - incoming : 0,
-			       keep, bd->nartifacts);
-		free(keep);
-	}
-	if (ab_fetch_artifacts(cache, &b->opt.fetch, &cb->fetch, items, bd->nartifacts, err) < 0) {
-		rc = -1;
+	items = fetch_items_new(b, bd);
+	cache_room_for(b, cache, bd);
+	rc = download_build(b, cache, cb, bd, items, reason, err);
+	if (rc != 0)
 		goto out;
-	}
-	for (i = 0; i < bd->nartifacts; i++) {
-		if (items[i].status != AB_FETCH_OK) {
-			*reason = ab_xasprintf("%s: %s", bd->artifacts[i].filename,
-					       items[i].reason ? items[i].reason : "?");
-			rc = 1;
-			goto out;
-		}
-	}
-	/* Keep the cache under its cap; never evict what this build needs. */
-	if (b->opt.cache_size >= 0) {
-		const char **keep = ab_xcalloc(bd->nartifacts, sizeof *keep);
-
-		for (i = 0; i < bd->nartifacts; i++)
-			keep[i] = bd->artifacts[i].sha256;
-		ab_cache_evict(cache, b->opt.cache_size, keep, bd->nartifacts);
-		free(keep);
-	}
-	/* librpm checks every package's digests (and, with --keyring, its
-	 * signature) before a byte of it is unpacked or installed. */
-	for (i = 0; i < bd->nartifacts; i++) {
-		char *why = NULL;
-		ab_rpm_rc v;
-
-		if (bd->artifacts[i].type != AB_ART_RPM)
-			continue;
-		v = ab_rpm_verify(items[i].path, b->opt.keyring, &why, err);
-		if (v == AB_RPM_ERROR) {
-			rc = -1;
-			goto out;
-		}
-		if (v == AB_RPM_REFUSED) {
-			*reason = ab_xasprintf("%s: %s", bd->artifacts[i].filename, why);
-			free(why);
-			rc = 1;
-			goto out;
-		}
-	}
+	cache_cap_keeping(b, cache, bd);
+	rc = verify_rpms(b, bd, items, reason, err);
+	if (rc != 0)
+		goto out;
 	*root = root_path(b, idx);
-	if (b->prefetch && early_allowed(b)) {
-		/* Unpacked while the last probe ran: the worker is done
-		 * (ab_prefetch_wait above), its root whole or absent. */
-		char *early = ab_xasprintf("%s%s", *root, early_suffix);
-
-		unpacked = ab_remove_tree(*root) == 0 && rename(early, *root) == 0;
-		free(early);
-	}
-	if (!unpacked && ab_remove_tree_err(*root, err) < 0) {
-		rc = -1;	/* a file system mounted in it: never unpacked into */
+	rc = make_root(b, *root, &unpacked, err);
+	if (rc != 0)
 		goto out;
-	}
-	if (!unpacked && ab_mkdir_p(*root) < 0) {
-		ab_error_set(err, AB_EXIT_FAILURE, _("cannot make scratch root %s: %s"),
-			     *root, strerror(errno));
-		rc = -1;
-		goto out;
-	}
 	if (b->opt.install_rpm) {
-		/* All RPMs of the build in one transaction, as dnf would. */
-		const char **rpms = ab_xcalloc(bd->nartifacts, sizeof *rpms);
-		size_t nrpms = 0;
-		char *why = NULL;
-		ab_rpm_rc v;
-
-		for (i = 0; i < bd->nartifacts; i++)
-			if (bd->artifacts[i].type == AB_ART_RPM)
-				rpms[nrpms++] = items[i].path;
-		v = nrpms ? ab_rpm_install(rpms, nrpms, *root, b->opt.keyring, &why, err)
-			: AB_RPM_OK;
-		free(rpms);
-		if (v == AB_RPM_ERROR) {
-			rc = -1;
+		rc = install_rpms(b, bd, items, *root, reason, err);
+		if (rc != 0)
 			goto out;
-		}
-		if (v == AB_RPM_REFUSED) {
-			*reason = why;
-			rc = 1;
-			goto out;
-		}
 	}
-	for (i = 0; i < bd->nartifacts; i++) {
-		char *why = NULL;
-		ab_unpack_rc u;
-
-		if (unpacked || (b->opt.install_rpm && bd->artifacts[i].type == AB_ART_RPM))
-			goto listed;
-		u = ab_unpack(items[i].path, bd->artifacts[i].type,
-					   bd->artifacts[i].filename, *root, &why, err);
-		if (u == AB_UNPACK_ERROR) {
-			rc = -1;
-			goto out;
-		}
-		if (u == AB_UNPACK_REFUSED) {
-			*reason = ab_xasprintf("%s: %s", bd->artifacts[i].filename, why ? why : "?");
-			free(why);
-			rc = 1;
-			goto out;
-		}
-listed:
-		if (i)
-			ab_buf_puts(&list, "\n");
-		ab_buf_puts(&list, items[i].path);
-	}
+	rc = unpack_artifacts(b, bd, items, *root, unpacked, &list, reason, err);
 out:
 	if (rc != 0 && *root) {
 		ab_remove_tree(*root);
@@ -560,12 +638,7 @@ out:
 	}
 	*artifacts = rc == 0 ? ab_buf_steal(&list) : NULL;
 	ab_buf_free(&list);
-	for (i = 0; i < nitems; i++) {
-		free(items[i].path);
-		free(items[i].reason);
-		ab_index_urls_free((char **)items[i].mirrors, items[i].nmirrors);
-	}
-	free(items);
+	fetch_items_free(items, nitems);
 	return rc;
 }
 

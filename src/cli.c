@@ -191,32 +191,92 @@ static int parse_bool(const char *arg, int *out)
 	return 0;
 }
 
-/* Applies one option; -1 with the reason in why. arg is kept as is, so
- * it must live as long as cli (copy it first if it does not). */
-static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char *why,
-		      size_t whylen)
-{
-	int flag = 1;
+/* The option helpers below each handle one group of options: 1 when id
+ * was theirs and is set, 0 when it is not theirs, -1 with the reason in
+ * why. */
 
-	if (!find_def(id)->has_arg && src != AB_SRC_ARGS && src != AB_SRC_SESSION &&
-	    parse_bool(arg, &flag) < 0) {
-		snprintf(why, whylen, _("expected yes or no, got '%s'"), arg);
-		return -1;
-	}
+/* What is bisected: the index or farm, the range, the packages. */
+static int set_range_option(ab_cli *cli, int id, const char *arg, int flag, char *why,
+			    size_t whylen)
+{
 	switch (id) {
 	case OPT_INDEX: cli->index = arg; break;
 	case OPT_GOOD: cli->good = arg; break;
 	case OPT_BAD: cli->bad = arg; break;
+	case OPT_FIND_FIX: cli->find_fix = flag; break;
+	case OPT_PACKAGE:
+		if (cli->npackages == AB_CLI_MAX_PACKAGES) {
+			snprintf(why, whylen, _("at most %d packages"), AB_CLI_MAX_PACKAGES);
+			return -1;
+		}
+		cli->packages[cli->npackages++] = arg;
+		cli->package = cli->packages[0];
+		break;
+	case OPT_FARM:
+		if (strcmp(arg, "mainline") && strcmp(arg, "arch") && strcmp(arg, "koji") &&
+		    strcmp(arg, "sums")) {
+			snprintf(why, whylen, _("expected mainline, arch, koji or sums, got '%s'"), arg);
+			return -1;
+		}
+		cli->farm = arg;
+		break;
+	case OPT_ARCH: cli->arch = arg; break;
+	case OPT_FLAVOUR: cli->flavour = arg; break;
+	default: return 0;
+	}
+	return 1;
+}
+
+/* Trust and installation: keyrings, --install, the system root. */
+static int set_install_option(ab_cli *cli, int id, const char *arg, ab_source src, int flag,
+			      char *why, size_t whylen)
+{
+	switch (id) {
+	case OPT_ALLOW_UNVERIFIED: cli->allow_unverified = flag; break;
+	case OPT_KEYRING:
+		/* A list from a later source replaces the earlier one. */
+		if (src > cli->keyring_source) {
+			cli->nkeyrings = 0;
+			cli->keyring_source = src;
+		}
+		if (cli->nkeyrings == AB_CLI_MAX_KEYRINGS) {
+			snprintf(why, whylen, _("at most %d files"), AB_CLI_MAX_KEYRINGS);
+			return -1;
+		}
+		cli->keyrings[cli->nkeyrings++] = absolute(cli, arg);
+		break;
+	case OPT_INSTALL:
+		if (!strcmp(arg, "rpm"))
+			cli->install_rpm = 1;
+		else if (!strcmp(arg, "system"))
+			cli->install_system = 1;
+		else {
+			snprintf(why, whylen, _("expected 'rpm' or 'system', got '%s'"), arg);
+			return -1;
+		}
+		break;
+	case OPT_REBOOT: cli->reboot = flag; break;
+	case OPT_SYSTEM_ROOT:
+		if (arg[0] != '/') {
+			snprintf(why, whylen, _("expected an absolute path, got '%s'"), arg);
+			return -1;
+		}
+		cli->system_root = absolute(cli, arg);
+		break;
+	default: return 0;
+	}
+	return 1;
+}
+
+/* How probes run: the probe, its time limit, how many at once. */
+static int set_probe_option(ab_cli *cli, int id, const char *arg, int flag, char *why,
+			    size_t whylen)
+{
+	switch (id) {
 	case OPT_PROBE: cli->probe = arg; break;
 	case OPT_LAUNCH: cli->launch = arg; break;
 	case OPT_TIMEOUT:
 		if (parse_seconds(arg, &cli->timeout) < 0) {
-			snprintf(why, whylen, _("expected a number of seconds, got '%s'"), arg);
-			return -1;
-		}
-		break;
-	case OPT_NET_TIMEOUT:
-		if (parse_seconds(arg, &cli->net_timeout) < 0) {
 			snprintf(why, whylen, _("expected a number of seconds, got '%s'"), arg);
 			return -1;
 		}
@@ -231,8 +291,6 @@ static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char 
 			return -1;
 		}
 		break;
-	case OPT_FIND_FIX: cli->find_fix = flag; break;
-	case OPT_JSON: cli->json = flag; break;
 	case OPT_JOBS: {
 		char *end;
 		long n = strtol(arg, &end, 10);
@@ -243,10 +301,17 @@ static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char 
 		cli->jobs = (int)n;
 		break;
 	}
-	case OPT_CACHE_DIR: cli->cache_dir = absolute(cli, arg); break;
-	case OPT_WORK_DIR: cli->work_dir = absolute(cli, arg); break;
-	case OPT_NO_PREFETCH: cli->no_prefetch = flag; break;
 	case OPT_CHECK_BOUNDS: cli->check_bounds = flag; break;
+	default: return 0;
+	}
+	return 1;
+}
+
+/* The flaky model's settings. */
+static int set_flaky_option(ab_cli *cli, int id, const char *arg, int flag, char *why,
+			    size_t whylen)
+{
+	switch (id) {
 	case OPT_FLAKY: cli->flaky = flag; break;
 	case OPT_CONFIDENCE:
 	case OPT_RATE_BEFORE:
@@ -285,41 +350,27 @@ static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char 
 			cli->max_probes = (unsigned)n;
 		break;
 	}
+	default: return 0;
+	}
+	return 1;
+}
+
+/* Downloads and disk: the cache, the work directory, the network. */
+static int set_storage_option(ab_cli *cli, int id, const char *arg, int flag, char *why,
+			      size_t whylen)
+{
+	switch (id) {
+	case OPT_NET_TIMEOUT:
+		if (parse_seconds(arg, &cli->net_timeout) < 0) {
+			snprintf(why, whylen, _("expected a number of seconds, got '%s'"), arg);
+			return -1;
+		}
+		break;
+	case OPT_CACHE_DIR: cli->cache_dir = absolute(cli, arg); break;
+	case OPT_WORK_DIR: cli->work_dir = absolute(cli, arg); break;
+	case OPT_NO_PREFETCH: cli->no_prefetch = flag; break;
 	case OPT_KEEP_ROOTS: cli->keep_roots = flag; break;
 	case OPT_CACERT: cli->cacert = absolute(cli, arg); break;
-	case OPT_REPORT: cli->report_file = arg; break;
-	case OPT_QUIET: cli->quiet = flag; break;
-	case OPT_PACKAGE:
-		if (cli->npackages == AB_CLI_MAX_PACKAGES) {
-			snprintf(why, whylen, _("at most %d packages"), AB_CLI_MAX_PACKAGES);
-			return -1;
-		}
-		cli->packages[cli->npackages++] = arg;
-		cli->package = cli->packages[0];
-		break;
-	case OPT_FARM:
-		if (strcmp(arg, "mainline") && strcmp(arg, "arch") && strcmp(arg, "koji") &&
-		    strcmp(arg, "sums")) {
-			snprintf(why, whylen, _("expected mainline, arch, koji or sums, got '%s'"), arg);
-			return -1;
-		}
-		cli->farm = arg;
-		break;
-	case OPT_ARCH: cli->arch = arg; break;
-	case OPT_FLAVOUR: cli->flavour = arg; break;
-	case OPT_ALLOW_UNVERIFIED: cli->allow_unverified = flag; break;
-	case OPT_KEYRING:
-		/* A list from a later source replaces the earlier one. */
-		if (src > cli->keyring_source) {
-			cli->nkeyrings = 0;
-			cli->keyring_source = src;
-		}
-		if (cli->nkeyrings == AB_CLI_MAX_KEYRINGS) {
-			snprintf(why, whylen, _("at most %d files"), AB_CLI_MAX_KEYRINGS);
-			return -1;
-		}
-		cli->keyrings[cli->nkeyrings++] = absolute(cli, arg);
-		break;
 	case OPT_CACHE_SIZE:
 		if (ab_parse_size(arg, &cli->cache_size) < 0 || cli->cache_size <= 0) {
 			snprintf(why, whylen, _("expected a size such as 500M or 20G, got '%s'"), arg);
@@ -332,25 +383,42 @@ static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char 
 			return -1;
 		}
 		break;
-	case OPT_INSTALL:
-		if (!strcmp(arg, "rpm"))
-			cli->install_rpm = 1;
-		else if (!strcmp(arg, "system"))
-			cli->install_system = 1;
-		else {
-			snprintf(why, whylen, _("expected 'rpm' or 'system', got '%s'"), arg);
-			return -1;
-		}
-		break;
-	case OPT_REBOOT: cli->reboot = flag; break;
-	case OPT_SYSTEM_ROOT:
-		if (arg[0] != '/') {
-			snprintf(why, whylen, _("expected an absolute path, got '%s'"), arg);
-			return -1;
-		}
-		cli->system_root = absolute(cli, arg);
-		break;
+	default: return 0;
 	}
+	return 1;
+}
+
+/* The report: JSON or text, where, how quiet. */
+static int set_output_option(ab_cli *cli, int id, const char *arg, int flag)
+{
+	switch (id) {
+	case OPT_JSON: cli->json = flag; break;
+	case OPT_REPORT: cli->report_file = arg; break;
+	case OPT_QUIET: cli->quiet = flag; break;
+	default: return 0;
+	}
+	return 1;
+}
+
+/* Applies one option; -1 with the reason in why. arg is kept as is, so
+ * it must live as long as cli (copy it first if it does not). */
+static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char *why,
+		      size_t whylen)
+{
+	int flag = 1, rc;
+
+	if (!find_def(id)->has_arg && src != AB_SRC_ARGS && src != AB_SRC_SESSION &&
+	    parse_bool(arg, &flag) < 0) {
+		snprintf(why, whylen, _("expected yes or no, got '%s'"), arg);
+		return -1;
+	}
+	if ((rc = set_range_option(cli, id, arg, flag, why, whylen)) != 0 ||
+	    (rc = set_install_option(cli, id, arg, src, flag, why, whylen)) != 0 ||
+	    (rc = set_probe_option(cli, id, arg, flag, why, whylen)) != 0 ||
+	    (rc = set_flaky_option(cli, id, arg, flag, why, whylen)) != 0 ||
+	    (rc = set_storage_option(cli, id, arg, flag, why, whylen)) != 0)
+		return rc < 0 ? -1 : 0;
+	set_output_option(cli, id, arg, flag);
 	return 0;
 }
 

@@ -156,6 +156,127 @@ static int job_verdict(ab_bisect *b, const ab_bisect_callbacks *cb, job *j, ab_e
 	return rc;
 }
 
+/* Joins the probes that ended and records their verdicts (not after
+ * one failed: *ret then holds its). Whether any ended. */
+static int collect_verdicts(ab_bisect *b, const ab_bisect_callbacks *cb, job **js, size_t n,
+			    int *ret, ab_error *err)
+{
+	int acted = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		job *j = js[i];
+
+		if (!j->started || !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
+			continue;
+		pthread_join(j->thread, NULL);
+		j->started = 0;
+		j->over = 1;
+		if (*ret == 0)
+			*ret = job_verdict(b, cb, j, err);
+		acted = 1;
+	}
+	return acted;
+}
+
+/* Stops what the verdicts made useless, or everything when ret is set
+ * or the search ended; drops what is done with. The number of jobs
+ * kept, in pick order. */
+static size_t drop_useless(ab_bisect *b, const ab_bisect_callbacks *cb, job **js, size_t n,
+			   int ret)
+{
+	size_t keys[AB_ENGINE_MAX_PENDING + 1];
+	size_t i, k;
+	int dropped = 0;
+
+	for (i = k = 0; i < n; i++) {
+		job *j = js[i];
+		bool useless = ret != 0 || b->result != AB_RESULT_RUNNING ||
+			!still_useful(b, j->idx);
+
+		if (j->started) {
+			if (useless)
+				ab_cancel(&j->stop);
+			js[k++] = j;
+		} else if (useless || j->over) {
+			dropped |= !j->over;	/* a download to cancel */
+			job_free(b, cb, j);
+		} else {
+			js[k++] = j;
+		}
+	}
+	n = k;
+	if (dropped && b->prefetch) {
+		for (i = 0; i < n; i++)
+			keys[i] = js[i]->idx;
+		ab_prefetch_keep(b->prefetch, keys, n);
+		bisect_early_sweep(b, keys, n);
+	}
+	return n;
+}
+
+/* Probes for the picked builds that are ready, in pick order, in the
+ * free slots; with no probe running and none ready, the first is waited
+ * for. Whether one was started (or tried: *ret says if that failed). */
+static int start_ready(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb, job **js,
+		       size_t n, size_t slots, int *ret, ab_error *err)
+{
+	size_t i, nprobing;
+	int begun = 0;
+
+	for (i = nprobing = 0; i < n; i++)
+		nprobing += js[i]->started;
+	for (int wait = 0; wait < 2 && !begun; wait++) {
+		for (i = 0; i < n && *ret == 0 && nprobing < slots; i++) {
+			job *j = js[i];
+
+			if (j->started || j->over || !(wait ? nprobing == 0 : job_ready(b, j)))
+				continue;
+			if (job_start(b, cache, cb, j, err) < 0)
+				*ret = -1;
+			nprobing += j->started;
+			begun = 1;
+			if (wait)
+				break;
+		}
+	}
+	return begun;
+}
+
+/* Fills the free slots and the one ahead with the engine's picks; with
+ * prefetch, one download at a time. Whether it picked any. */
+static int pick_more(ab_bisect *b, job **js, size_t *n, size_t cap)
+{
+	size_t keys[AB_ENGINE_MAX_PENDING + 1];
+	size_t i;
+	int fetching = 0, acted = 0;
+
+	for (i = 0; i < *n; i++)
+		if (!js[i]->started && b->prefetch &&
+		    ab_prefetch_stage_of(b->prefetch, js[i]->idx) == AB_PREFETCH_FETCHING)
+			fetching = 1;
+	while (*n < cap && !fetching) {
+		size_t pick;
+		job *j;
+
+		for (i = 0; i < *n; i++)
+			keys[i] = js[i]->idx;
+		pick = b->flaky ? bisect_flaky_pick(b, keys, *n) : ab_engine_pick(b->engine, keys, *n);
+		if (pick == (size_t)-1)
+			break;
+		j = ab_xcalloc(1, sizeof *j);
+		j->idx = pick;
+		j->picked = ab_now();
+		js[(*n)++] = j;
+		acted = 1;
+		if (b->prefetch) {
+			ab_prefetch_start(b->prefetch, pick, b->index, &b->index->builds[pick]);
+			fetching = ab_prefetch_stage_of(b->prefetch, pick) == AB_PREFETCH_FETCHING;
+		}
+	}
+	return acted;
+}
+
 /* Runs the rest of the search with up to opt.jobs probes at once. 0
  * when it ended (b->result says how), 1 when the run must stop, -1 with
  * err. */
@@ -165,110 +286,29 @@ int bisect_multisect(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *c
 	/* With prefetch, one build more than probes: it downloads while
 	 * they all run, so the slot the next verdict frees does not wait
 	 * for the link. */
-	size_t slots = (size_t)b->opt.jobs, cap = slots + (b->prefetch != NULL), n = 0, i, k;
-	size_t nprobing;
+	size_t slots = (size_t)b->opt.jobs, cap = slots + (b->prefetch != NULL), n = 0;
 	job **js = ab_xcalloc(cap, sizeof *js);	/* picked, in pick order */
-	size_t keys[AB_ENGINE_MAX_PENDING + 1];
 	int ret = 0;
 
 	for (;;) {
-		int acted = 0, dropped = 0, fetching = 0;
+		int acted = collect_verdicts(b, cb, js, n, &ret, err);
 
-		/* Verdicts that came in. */
-		for (i = 0; i < n; i++) {
-			job *j = js[i];
-
-			if (!j->started || !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
-				continue;
-			pthread_join(j->thread, NULL);
-			j->started = 0;
-			j->over = 1;
-			if (ret == 0)
-				ret = job_verdict(b, cb, j, err);
-			acted = 1;
-		}
 		ab_bisect_settle(b);
 		if (ret == 0 && ab_cancelled(b->opt.cancel)) {
 			ab_error_set(err, AB_EXIT_ABORTED, _("interrupted"));
 			ret = -1;
 		}
-		/* Stop what they made useless, or everything; drop what is
-		 * done with. */
-		for (i = k = 0; i < n; i++) {
-			job *j = js[i];
-			bool useless = ret != 0 || b->result != AB_RESULT_RUNNING ||
-				!still_useful(b, j->idx);
-
-			if (j->started) {
-				if (useless)
-					ab_cancel(&j->stop);
-				js[k++] = j;
-			} else if (useless || j->over) {
-				dropped |= !j->over;	/* a download to cancel */
-				job_free(b, cb, j);
-			} else {
-				js[k++] = j;
-			}
-		}
-		n = k;
-		if (dropped && b->prefetch) {
-			for (i = 0; i < n; i++)
-				keys[i] = js[i]->idx;
-			ab_prefetch_keep(b->prefetch, keys, n);
-			bisect_early_sweep(b, keys, n);
-		}
+		n = drop_useless(b, cb, js, n, ret);
 		if (ret != 0 || b->result != AB_RESULT_RUNNING) {
 			if (n == 0)
 				break;
 			goto nap;	/* waiting for stopped probes to end */
 		}
-		/* Probes for the picked builds that are ready, in pick order;
-		 * with no probe running and none ready, the first is waited
-		 * for. */
-		for (i = nprobing = 0; i < n; i++)
-			nprobing += js[i]->started;
-		for (int wait = 0, begun = 0; wait < 2 && !begun; wait++) {
-			for (i = 0; i < n && ret == 0 && nprobing < slots; i++) {
-				job *j = js[i];
-
-				if (j->started || j->over || !(wait ? nprobing == 0 : job_ready(b, j)))
-					continue;
-				if (job_start(b, cache, cb, j, err) < 0)
-					ret = -1;
-				nprobing += j->started;
-				begun = acted = 1;
-				if (wait)
-					break;
-			}
-		}
+		if (start_ready(b, cache, cb, js, n, slots, &ret, err))
+			acted = 1;
 		if (ret != 0 || acted)
 			continue;	/* look at the verdicts and the range again */
-		/* Fill the free slots and the one ahead; with prefetch, one
-		 * download at a time. */
-		for (i = 0; i < n; i++)
-			if (!js[i]->started && b->prefetch &&
-			    ab_prefetch_stage_of(b->prefetch, js[i]->idx) == AB_PREFETCH_FETCHING)
-				fetching = 1;
-		while (n < cap && !fetching) {
-			size_t pick;
-			job *j;
-
-			for (i = 0; i < n; i++)
-				keys[i] = js[i]->idx;
-			pick = b->flaky ? bisect_flaky_pick(b, keys, n) : ab_engine_pick(b->engine, keys, n);
-			if (pick == (size_t)-1)
-				break;
-			j = ab_xcalloc(1, sizeof *j);
-			j->idx = pick;
-			j->picked = ab_now();
-			js[n++] = j;
-			acted = 1;
-			if (b->prefetch) {
-				ab_prefetch_start(b->prefetch, pick, b->index, &b->index->builds[pick]);
-				fetching = ab_prefetch_stage_of(b->prefetch, pick) == AB_PREFETCH_FETCHING;
-			}
-		}
-		if (acted)
+		if (pick_more(b, js, &n, cap))
 			continue;
 nap:		{
 			struct timespec ten_ms = { 0, 10 * 1000 * 1000 };

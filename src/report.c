@@ -598,14 +598,56 @@ static void text_step_notes(ab_buf *out, const ab_bisect *b)
 	}
 }
 
-char *ab_report_text(const ab_bisect *b)
+/* The text report's first lines: the answer, or what is left. */
+static void text_headline(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi)
 {
-	size_t lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine), i;
-	const ab_build *old = &b->index->builds[lo], *nw = &b->index->builds[hi];
-	char *cmp = compare_url(b, lo, hi);
+	const ab_build *nw = &b->index->builds[hi];
 	int fix = b->opt.find_fix;
-	ab_buf out = {0};
+	size_t i;
+
+	switch (b->result) {
+	case AB_RESULT_FOUND:
+		ab_buf_puts(out, fix ? _("The fix is in build ") : _("The first bad build is "));
+		text_str(out, nw->id);
+		ab_buf_puts(out, ".\n\n");
+		break;
+	case AB_RESULT_INCONCLUSIVE:
+		if (ab_bisect_bounds_failed(b)) {
+			ab_buf_puts(out, _("Inconclusive: the range's ends are not what they were given as.\n"));
+			bounds_line(out, b, esc_term, 1);
+			ab_buf_puts(out, "\n");
+			break;
+		}
+		ab_buf_printf(out, fix ? _("Inconclusive: the fix is in one of %zu builds:")
+				       : _("Inconclusive: the first bad build is one of %zu builds:"),
+			      hi - lo);
+		for (i = lo + 1; i <= hi && i <= lo + 20; i++) {
+			ab_buf_puts(out, " ");
+			text_str(out, b->index->builds[i].id);
+		}
+		if (hi - lo > 20)
+			ab_buf_puts(out, " ...");
+		ab_buf_puts(out, "\n");
+		ab_buf_puts(out, _("The builds between them could not be tested (skipped, failed or unavailable).\n\n"));
+		break;
+	default: {
+		char *from = ab_esc_term(b->index->builds[lo + 1].id), *to = ab_esc_term(nw->id);
+
+		ab_buf_printf(out, _("Stopped with %zu candidate builds left, from %s to %s.\n\n"),
+			      hi - lo, from, to);
+		free(from);
+		free(to);
+		break;
+	}
+	}
+}
+
+/* The text report's counts: builds tested, skipped and unavailable,
+ * bytes downloaded, time waited. */
+static void text_counts(ab_buf *out, const ab_bisect *b)
+{
 	unsigned probes = 0, unavailable = 0, skipped = 0;
+	size_t i;
 
 	for (i = 0; i < b->nsteps; i++) {
 		if (b->steps[i].by == AB_BY_UNAVAILABLE)
@@ -615,41 +657,55 @@ char *ab_report_text(const ab_bisect *b)
 		if (b->steps[i].by == AB_BY_PROBE || b->steps[i].by == AB_BY_TIMEOUT)
 			probes++;
 	}
-	switch (b->result) {
-	case AB_RESULT_FOUND:
-		ab_buf_puts(&out, fix ? _("The fix is in build ") : _("The first bad build is "));
-		text_str(&out, nw->id);
-		ab_buf_puts(&out, ".\n\n");
-		break;
-	case AB_RESULT_INCONCLUSIVE:
-		if (ab_bisect_bounds_failed(b)) {
-			ab_buf_puts(&out, _("Inconclusive: the range's ends are not what they were given as.\n"));
-			bounds_line(&out, b, esc_term, 1);
-			ab_buf_puts(&out, "\n");
-			break;
-		}
-		ab_buf_printf(&out, fix ? _("Inconclusive: the fix is in one of %zu builds:")
-				       : _("Inconclusive: the first bad build is one of %zu builds:"),
-			      hi - lo);
-		for (i = lo + 1; i <= hi && i <= lo + 20; i++) {
-			ab_buf_puts(&out, " ");
-			text_str(&out, b->index->builds[i].id);
-		}
-		if (hi - lo > 20)
-			ab_buf_puts(&out, " ...");
-		ab_buf_puts(&out, "\n");
-		ab_buf_puts(&out, _("The builds between them could not be tested (skipped, failed or unavailable).\n\n"));
-		break;
-	default: {
-		char *from = ab_esc_term(b->index->builds[lo + 1].id), *to = ab_esc_term(nw->id);
+	/* Split so that each number gets its own plural form. */
+	ab_buf_printf(out, ngettext("%u build tested (%u by the probe)", "%u builds tested (%u by the probe)",
+				    b->tested), b->tested, probes);
+	ab_buf_printf(out, _(", %u skipped, %u unavailable, "), skipped, unavailable);
+	ab_buf_printf(out, ngettext("out of %zu build in the index.\n",
+				    "out of %zu builds in the index.\n", b->index->nbuilds),
+		      b->index->nbuilds);
+	{
+		char size[32];
 
-		ab_buf_printf(&out, _("Stopped with %zu candidate builds left, from %s to %s.\n\n"),
-			      hi - lo, from, to);
-		free(from);
-		free(to);
-		break;
+		ab_buf_printf(out, _("Downloaded %s of artifacts (prefetched builds included).\n"),
+			      ab_format_size((long long)__atomic_load_n(&b->downloaded, __ATOMIC_RELAXED),
+					     size));
 	}
+	if (ab_bisect_waited(b) >= 0)
+		ab_buf_printf(out, _("Waited %.1f s in all for builds to be downloaded, checked and unpacked.\n"),
+			      ab_bisect_waited(b));
+}
+
+/* The text report's way on with git between old and nw, when both
+ * name commits. Not when an end failed --check-bounds: the change is
+ * not between them. */
+static void text_git_hint(ab_buf *out, const ab_bisect *b, const ab_build *old,
+			  const ab_build *nw)
+{
+	if (git_commands(old, nw) && b->result != AB_RESULT_ABORTED && !ab_bisect_bounds_failed(b)) {
+		ab_buf_puts(out, "\n");
+		if (b->index->vcs_url) {
+			char *url = ab_esc_term(b->index->vcs_url);
+
+			ab_buf_printf(out, _("If more than one commit lies between these builds, narrow it down with\nlocal builds in a clone of %s:\n"),
+				      url);
+			free(url);
+		} else {
+			ab_buf_puts(out, _("If more than one commit lies between these builds, narrow it down with\nlocal builds in a clone of the source:\n"));
+		}
+		put_git_commands(out, "  ", old, nw, b->opt.find_fix);
 	}
+}
+
+char *ab_report_text(const ab_bisect *b)
+{
+	size_t lo = ab_engine_last_old(b->engine), hi = ab_engine_first_new(b->engine);
+	const ab_build *old = &b->index->builds[lo], *nw = &b->index->builds[hi];
+	char *cmp = compare_url(b, lo, hi);
+	int fix = b->opt.find_fix;
+	ab_buf out = {0};
+
+	text_headline(&out, b, lo, hi);
 	if (b->flaky) {
 		flaky_text(&out, b, esc_term);
 		ab_buf_puts(&out, "\n");
@@ -665,38 +721,9 @@ char *ab_report_text(const ab_bisect *b)
 	}
 	commits_between(&out, old, nw);
 	ab_buf_printf(&out, "\n");
-	/* Split so that each number gets its own plural form. */
-	ab_buf_printf(&out, ngettext("%u build tested (%u by the probe)", "%u builds tested (%u by the probe)",
-				     b->tested), b->tested, probes);
-	ab_buf_printf(&out, _(", %u skipped, %u unavailable, "), skipped, unavailable);
-	ab_buf_printf(&out, ngettext("out of %zu build in the index.\n",
-				     "out of %zu builds in the index.\n", b->index->nbuilds),
-		      b->index->nbuilds);
-	{
-		char size[32];
-
-		ab_buf_printf(&out, _("Downloaded %s of artifacts (prefetched builds included).\n"),
-			      ab_format_size((long long)__atomic_load_n(&b->downloaded, __ATOMIC_RELAXED),
-					     size));
-	}
-	if (ab_bisect_waited(b) >= 0)
-		ab_buf_printf(&out, _("Waited %.1f s in all for builds to be downloaded, checked and unpacked.\n"),
-			      ab_bisect_waited(b));
+	text_counts(&out, b);
 	text_step_notes(&out, b);
-	/* Not when an end failed --check-bounds: the change is not between them. */
-	if (git_commands(old, nw) && b->result != AB_RESULT_ABORTED && !ab_bisect_bounds_failed(b)) {
-		ab_buf_puts(&out, "\n");
-		if (b->index->vcs_url) {
-			char *url = ab_esc_term(b->index->vcs_url);
-
-			ab_buf_printf(&out, _("If more than one commit lies between these builds, narrow it down with\nlocal builds in a clone of %s:\n"),
-				      url);
-			free(url);
-		} else {
-			ab_buf_puts(&out, _("If more than one commit lies between these builds, narrow it down with\nlocal builds in a clone of the source:\n"));
-		}
-		put_git_commands(&out, "  ", old, nw, fix);
-	}
+	text_git_hint(&out, b, old, nw);
 	free(cmp);
 	return ab_buf_steal(&out);
 }

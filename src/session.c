@@ -647,6 +647,130 @@ static const char *start_value(char **w, size_t n, const char *opt)
 	return NULL;
 }
 
+/* A blank or comment line of a log: the start time is kept for the
+ * start line, and what was downloaded. */
+static void parse_log_comment(ab_session *s, const char *comment, char **started)
+{
+	if (comment && !strncmp(comment, " started ", 9)) {
+		free(*started);
+		*started = ab_xstrdup(comment + 9);
+		(*started)[strcspn(*started, "\r")] = '\0';
+	} else if (comment && s && !strncmp(comment, " downloaded ", 12)) {
+		long long v = strtoll(comment + 12, NULL, 10);
+
+		s->downloaded = v > 0 ? v : 0;
+	}
+}
+
+/* The start line w[0..n) makes *s, which takes *started. -1 with err
+ * when it is a second one. */
+static int parse_log_start(ab_session **s, char **w, size_t n, char **started,
+			   const char *label, unsigned lineno, ab_error *err)
+{
+	const char *good = start_value(w, n, "--good");
+	const char *bad = start_value(w, n, "--bad");
+
+	if (*s) {
+		ab_error_set(err, AB_EXIT_USAGE, _("%s, line %u: a second start line"),
+			     label, lineno);
+		return -1;
+	}
+	*s = ab_session_new(w, good ? good : "", bad ? bad : "");
+	if (*started) {
+		free((*s)->started);
+		(*s)->started = *started;
+		*started = NULL;
+	}
+	return 0;
+}
+
+/* The comment keeps who gave the verdict ("user", "probe,
+ * 1.250 s, waited 0.400 s", "unavailable: why"), so that a
+ * replayed session is the same; a hand-written line is the
+ * replay's own. *reason points into comment. */
+static void parse_verdict_comment(const char *comment, ab_by *by, const char **reason,
+				  double *secs, double *wait, int *bound)
+{
+	const char *c = comment + strspn(comment, " ");
+	size_t wl;
+
+	if (!strncmp(c, bound_mark, sizeof bound_mark - 1)) {
+		*bound = 1;
+		c += sizeof bound_mark - 1;
+	}
+	wl = strcspn(c, ",: ");
+	char *word = ab_xstrndup(c, wl);
+	ab_by named;
+
+	if (by_from_name(word, &named) == 0) {
+		const char *w8 = strstr(c + wl, ", waited ");
+
+		*by = named;
+		if (c[wl] == ':' && c[wl + 1] == ' ')
+			*reason = c + wl + 2;
+		else if (c[wl] == ',')
+			*secs = strtod(c + wl + 1, NULL);
+		if (!*reason && w8)
+			*wait = strtod(w8 + 9, NULL);
+		if (!(*wait < 1e12))
+			*wait = -1;	/* nan, inf: not a wait */
+	}
+	free(word);
+}
+
+/* The verdict line w[0..n), whose first word is term t, adds a step
+ * to s. -1 with err. */
+static int parse_log_verdict(ab_session *s, char **w, size_t n, ab_term t, const char *comment,
+			     const char *label, unsigned lineno, ab_error *err)
+{
+	ab_by by = AB_BY_REPLAY;
+	const char *reason = NULL;
+	double secs = 0, wait = -1;
+	int bound = 0;
+	size_t first = 0;
+
+	if (!s) {
+		ab_error_set(err, AB_EXIT_USAGE,
+			     _("%s, line %u: a verdict before the start line"), label, lineno);
+		return -1;
+	}
+	/* "bad -- ID", as the log writes it, or "bad ID". */
+	if (n - first == 3 && !strcmp(w[first + 1], "--"))
+		first++;
+	if (n - first != 2) {
+		ab_error_set(err, AB_EXIT_USAGE,
+			     _("%s, line %u: expected '%s ID'"), label, lineno, w[first]);
+		return -1;
+	}
+	if (comment)
+		parse_verdict_comment(comment, &by, &reason, &secs, &wait, &bound);
+	add_step(s, w[first + 1], t, by, secs, wait >= 0 ? wait : -1, reason, bound);
+	return 0;
+}
+
+/* One line's words w[0..n) and comment, into *s. -1 with err. */
+static int parse_log_line(ab_session **s, char **w, size_t n, const char *comment,
+			  char **started, const char *label, unsigned lineno, ab_error *err)
+{
+	size_t first = 0;
+	ab_term t;
+
+	if (n > 0 && !strcmp(w[0], "artbisect"))
+		first = 1;	/* the lines are commands; the word is optional */
+	if (n == first) {
+		parse_log_comment(*s, comment, started);
+		return 0;
+	}
+	if (!strcmp(w[first], "start"))
+		return parse_log_start(s, w + first, n - first, started, label, lineno, err);
+	if (term_from_name(w[first], &t) == 0)
+		return parse_log_verdict(*s, w + first, n - first, t, comment, label, lineno, err);
+	ab_error_set(err, AB_EXIT_USAGE,
+		     _("%s, line %u: expected start, good, bad or skip, got '%s'"),
+		     label, lineno, w[first]);
+	return -1;
+}
+
 ab_session *ab_session_parse_log(const char *text, const char *label, ab_error *err)
 {
 	ab_session *s = NULL;
@@ -658,8 +782,7 @@ ab_session *ab_session_parse_log(const char *text, const char *label, ab_error *
 		const char *eol = strchr(line, '\n');
 		size_t len = eol ? (size_t)(eol - line) : strlen(line);
 		char *copy = ab_xstrndup(line, len), **w = NULL, *comment = NULL;
-		size_t n = 0, first = 0;
-		ab_term t;
+		size_t n = 0;
 
 		lineno++;
 		line += len + (eol ? 1 : 0);
@@ -670,91 +793,8 @@ ab_session *ab_session_parse_log(const char *text, const char *label, ab_error *
 		}
 		free(copy);
 		copy = NULL;
-		if (n > 0 && !strcmp(w[0], "artbisect"))
-			first = 1;	/* the lines are commands; the word is optional */
-		if (n == first) {
-			/* blank or comment; the start time is kept */
-			if (comment && !strncmp(comment, " started ", 9)) {
-				free(started);
-				started = ab_xstrdup(comment + 9);
-				started[strcspn(started, "\r")] = '\0';
-			} else if (comment && s && !strncmp(comment, " downloaded ", 12)) {
-				long long v = strtoll(comment + 12, NULL, 10);
-
-				s->downloaded = v > 0 ? v : 0;
-			}
-		} else if (!strcmp(w[first], "start")) {
-			const char *good = start_value(w + first, n - first, "--good");
-			const char *bad = start_value(w + first, n - first, "--bad");
-
-			if (s) {
-				ab_error_set(err, AB_EXIT_USAGE, _("%s, line %u: a second start line"),
-					     label, lineno);
-				goto bad;
-			}
-			s = ab_session_new(w + first, good ? good : "", bad ? bad : "");
-			if (started) {
-				free(s->started);
-				s->started = started;
-				started = NULL;
-			}
-		} else if (term_from_name(w[first], &t) == 0) {
-			ab_by by = AB_BY_REPLAY;
-			const char *reason = NULL;
-			double secs = 0, wait = -1;
-			int bound = 0;
-
-			if (!s) {
-				ab_error_set(err, AB_EXIT_USAGE,
-					     _("%s, line %u: a verdict before the start line"), label, lineno);
-				goto bad;
-			}
-			/* "bad -- ID", as the log writes it, or "bad ID". */
-			if (n - first == 3 && !strcmp(w[first + 1], "--"))
-				first++;
-			if (n - first != 2) {
-				ab_error_set(err, AB_EXIT_USAGE,
-					     _("%s, line %u: expected '%s ID'"), label, lineno, w[first]);
-				goto bad;
-			}
-			/* The comment keeps who gave the verdict ("user", "probe,
-			 * 1.250 s, waited 0.400 s", "unavailable: why"), so that a
-			 * replayed session is the same; a hand-written line is the
-			 * replay's own. */
-			if (comment) {
-				const char *c = comment + strspn(comment, " ");
-				size_t wl;
-
-				if (!strncmp(c, bound_mark, sizeof bound_mark - 1)) {
-					bound = 1;
-					c += sizeof bound_mark - 1;
-				}
-				wl = strcspn(c, ",: ");
-				char *word = ab_xstrndup(c, wl);
-				ab_by named;
-
-				if (by_from_name(word, &named) == 0) {
-					const char *w8 = strstr(c + wl, ", waited ");
-
-					by = named;
-					if (c[wl] == ':' && c[wl + 1] == ' ')
-						reason = c + wl + 2;
-					else if (c[wl] == ',')
-						secs = strtod(c + wl + 1, NULL);
-					if (!reason && w8)
-						wait = strtod(w8 + 9, NULL);
-					if (!(wait < 1e12))
-						wait = -1;	/* nan, inf: not a wait */
-				}
-				free(word);
-			}
-			add_step(s, w[first + 1], t, by, secs, wait >= 0 ? wait : -1, reason, bound);
-		} else {
-			ab_error_set(err, AB_EXIT_USAGE,
-				     _("%s, line %u: expected start, good, bad or skip, got '%s'"),
-				     label, lineno, w[first]);
+		if (parse_log_line(&s, w, n, comment, &started, label, lineno, err) < 0)
 			goto bad;
-		}
 		free_words(w, n);
 		free(comment);
 		continue;
