@@ -146,30 +146,49 @@ static char *shown(const char *v)
 	return s;
 }
 
-ab_deb_rc ab_deb_read_info(const char *path, ab_pkg_info *info, char **reason,
-			   ab_error *err)
+/* Opens the ar archive at path: AB_DEB_OK, AB_DEB_ERROR with err when
+ * the file cannot be read, AB_DEB_REFUSED with a reason when it is no ar
+ * archive. */
+static ab_deb_rc open_ar(struct archive *a, const char *path, char **reason, ab_error *err)
 {
-	struct archive *a = archive_read_new();
-	struct archive_entry *e;
-	char *control = NULL, *version = NULL;
-	const char *why = NULL;
-	bool first = true;
-	ab_deb_rc rc = AB_DEB_REFUSED;
-	int r;
-
-	memset(info, 0, sizeof *info);
-	*reason = NULL;
 	archive_read_support_format_ar(a);
 	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
 		if (archive_errno(a) == ENOENT || archive_errno(a) == EACCES) {
 			ab_error_set(err, AB_EXIT_FAILURE, _("cannot read %s: %s"), path,
 				     archive_error_string(a));
-			rc = AB_DEB_ERROR;
-		} else {
-			*reason = ab_xstrdup(_("not a Debian package: not an ar archive"));
+			return AB_DEB_ERROR;
 		}
-		goto out;
+		*reason = ab_xstrdup(_("not a Debian package: not an ar archive"));
+		return AB_DEB_REFUSED;
 	}
+	return AB_DEB_OK;
+}
+
+/* The first member, now open in a, must be debian-binary saying 2.x. */
+static int check_debian_binary(struct archive *a, const char *name, char **reason)
+{
+	char magic[16] = {0};
+
+	if (strcmp(name, "debian-binary")) {
+		*reason = ab_xstrdup(_("not a Debian package: no debian-binary member"));
+		return -1;
+	}
+	if (archive_read_data(a, magic, sizeof magic - 1) < 2 ||
+	    strncmp(magic, "2.", 2)) {
+		*reason = ab_xstrdup(_("not a Debian package: debian-binary is not format 2.x"));
+		return -1;
+	}
+	return 0;
+}
+
+/* Moves a to the control.tar member, checking debian-binary on the way;
+ * -1 with a reason. */
+static int find_control_member(struct archive *a, char **reason)
+{
+	struct archive_entry *e;
+	bool first = true;
+	int r;
+
 	for (;;) {
 		const char *name;
 
@@ -177,36 +196,34 @@ ab_deb_rc ab_deb_read_info(const char *path, ab_pkg_info *info, char **reason,
 		if (r == ARCHIVE_EOF) {
 			*reason = ab_xstrdup(first ? _("not a Debian package: not an ar archive")
 					     : _("not a Debian package: no control member"));
-			goto out;
+			return -1;
 		}
 		if (r < ARCHIVE_WARN) {
 			*reason = ab_xstrdup(first ? _("not a Debian package: not an ar archive")
 					     : _("damaged Debian package: cannot read its members"));
-			goto out;
+			return -1;
 		}
 		name = archive_entry_pathname(e);
 		if (!name)
 			name = "";
 		if (first) {
-			char magic[16] = {0};
-
 			first = false;
-			if (strcmp(name, "debian-binary")) {
-				*reason = ab_xstrdup(_("not a Debian package: no debian-binary member"));
-				goto out;
-			}
-			if (archive_read_data(a, magic, sizeof magic - 1) < 2 ||
-			    strncmp(magic, "2.", 2)) {
-				*reason = ab_xstrdup(_("not a Debian package: debian-binary is not format 2.x"));
-				goto out;
-			}
+			if (check_debian_binary(a, name, reason) < 0)
+				return -1;
 			continue;
 		}
 		if (!strncmp(name, "control.tar", 11))
-			break;
+			return 0;
 	}
-	if (read_control(a, &control, reason) < 0)
-		goto out;
+}
+
+/* What info needs from the control file; -1 with a reason (info then
+ * partly filled, for the caller to free). */
+static int info_from_control(const char *control, ab_pkg_info *info, char **reason)
+{
+	char *version;
+	const char *why = NULL, *colon;
+	int rc = -1;
 
 	info->kind = AB_PKG_DEB;
 	info->buildtime = -1;
@@ -228,23 +245,41 @@ ab_deb_rc ab_deb_read_info(const char *path, ab_pkg_info *info, char **reason,
 		free(s);
 		goto out;
 	}
-	{
-		const char *colon = strchr(version, ':');
-
-		if (colon) {
-			info->epoch = ab_xstrndup(version, (size_t)(colon - version));
-			info->version = ab_xstrdup(colon + 1);
-		} else {
-			info->version = ab_xstrdup(version);
-		}
+	colon = strchr(version, ':');
+	if (colon) {
+		info->epoch = ab_xstrndup(version, (size_t)(colon - version));
+		info->version = ab_xstrdup(colon + 1);
+	} else {
+		info->version = ab_xstrdup(version);
 	}
 	info->commit = ab_pkg_commit_from_version(info->version);
+	rc = 0;
+out:
+	free(version);
+	return rc;
+}
+
+ab_deb_rc ab_deb_read_info(const char *path, ab_pkg_info *info, char **reason,
+			   ab_error *err)
+{
+	struct archive *a = archive_read_new();
+	char *control = NULL;
+	ab_deb_rc rc;
+
+	memset(info, 0, sizeof *info);
+	*reason = NULL;
+	rc = open_ar(a, path, reason, err);
+	if (rc != AB_DEB_OK)
+		goto out;
+	rc = AB_DEB_REFUSED;
+	if (find_control_member(a, reason) < 0 || read_control(a, &control, reason) < 0 ||
+	    info_from_control(control, info, reason) < 0)
+		goto out;
 	rc = AB_DEB_OK;
 out:
 	if (rc != AB_DEB_OK)
 		ab_pkg_info_free(info);
 	free(control);
-	free(version);
 	archive_read_free(a);
 	return rc;
 }

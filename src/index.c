@@ -390,20 +390,15 @@ static int finish_builds(struct parser *P, size_t first_bad)
 	return 0;
 }
 
-static int read_index(struct parser *P, json_t *root)
+/* format and version first: a version 2 index gets the version
+ * message, not one about a build this one cannot understand. */
+static int read_format(struct parser *P, const json_t *root)
 {
-	ab_index *idx = P->idx;
 	const json_t *v;
-	json_t *builds;
 	const char *s;
-	size_t n, i;
+	size_t n;
 	int r;
 
-	if (!json_is_object(root))
-		return fail(P, NULL, _("the top level must be a JSON object, found %s"), kind(root));
-
-	/* format and version first: a version 2 index gets the version
-	 * message, not one about a build this one cannot understand. */
 	if ((r = get_str(P, root, "format", &s, &n)) <= 0)
 		return r < 0 ? -1 : fail(P, "format", _("missing (expected \"%s\")"), format_name);
 	if (strcmp(s, format_name))
@@ -416,11 +411,15 @@ static int read_index(struct parser *P, json_t *root)
 	if (json_integer_value(v) != 1)
 		return fail(P, "version", _("unsupported index version %lld; this artbisect reads version 1"),
 			    (long long)json_integer_value(v));
+	return 0;
+}
 
-	if (dup_str(P, NULL, root, "name", &idx->name) < 0 ||
-	    dup_str(P, NULL, root, "project", &idx->project) < 0 ||
-	    dup_str(P, NULL, root, "arch", &idx->arch) < 0)
-		return -1;
+/* The optional vcs object. */
+static int read_vcs(struct parser *P, const json_t *root)
+{
+	ab_index *idx = P->idx;
+	const json_t *v;
+
 	if ((v = json_object_get(root, "vcs"))) {
 		if (!json_is_object(v))
 			return type_error(P, "vcs", v, _("an object"));
@@ -431,8 +430,49 @@ static int read_index(struct parser *P, json_t *root)
 			return -1;
 		P->at = AT_TOP;
 	}
+	return 0;
+}
 
-	/* Mirrors: other base directories holding the same files. */
+/* Mirror m, e, resolved into idx->mirrors[m]. */
+static int read_mirror(struct parser *P, const json_t *e, size_t m)
+{
+	ab_index *idx = P->idx;
+	char key[32], why[1024], *url = NULL, *fname = NULL;
+	const char *ms;
+	size_t ml;
+	int named;
+
+	snprintf(key, sizeof key, "mirrors[%zu]", m);
+	if (!json_is_string(e))
+		return type_error(P, key, e, _("a URL string"));
+	ms = json_string_value(e);
+	ml = json_string_length(e);
+	if (!ml || memchr(ms, '\0', ml))
+		return fail(P, key, _("expected a URL"));
+	if (ms[ml - 1] == '/') {
+		if (index_url_resolve(&P->ub, NULL, ms, ml, &url, &fname, &named, why, sizeof why) < 0)
+			return fail(P, key, "%s", why);
+		idx->mirrors[m] = url;
+	} else {
+		/* A base directory, whether or not it ends in '/'. */
+		char *withslash = ab_xasprintf("%.*s/", (int)ml, ms);
+		int rr = index_url_resolve(&P->ub, NULL, withslash, ml + 1, &url, &fname, &named, why, sizeof why);
+
+		free(withslash);
+		if (rr < 0)
+			return fail(P, key, "%s", why);
+		idx->mirrors[m] = url;
+	}
+	free(fname);
+	return 0;
+}
+
+/* Mirrors: other base directories holding the same files. */
+static int read_mirrors(struct parser *P, const json_t *root)
+{
+	ab_index *idx = P->idx;
+	const json_t *v;
+
 	if ((v = json_object_get(root, "mirrors"))) {
 		size_t m;
 
@@ -440,37 +480,21 @@ static int read_index(struct parser *P, json_t *root)
 			return type_error(P, "mirrors", v, _("an array of URLs"));
 		idx->nmirrors = json_array_size(v);
 		idx->mirrors = ab_xcalloc(idx->nmirrors ? idx->nmirrors : 1, sizeof *idx->mirrors);
-		for (m = 0; m < idx->nmirrors; m++) {
-			const json_t *e = json_array_get(v, m);
-			char key[32], why[1024], *url = NULL, *fname = NULL;
-			const char *ms;
-			size_t ml;
-			int named;
-
-			snprintf(key, sizeof key, "mirrors[%zu]", m);
-			if (!json_is_string(e))
-				return type_error(P, key, e, _("a URL string"));
-			ms = json_string_value(e);
-			ml = json_string_length(e);
-			if (!ml || memchr(ms, '\0', ml))
-				return fail(P, key, _("expected a URL"));
-			if (ms[ml - 1] == '/') {
-				if (index_url_resolve(&P->ub, NULL, ms, ml, &url, &fname, &named, why, sizeof why) < 0)
-					return fail(P, key, "%s", why);
-				idx->mirrors[m] = url;
-			} else {
-				/* A base directory, whether or not it ends in '/'. */
-				char *withslash = ab_xasprintf("%.*s/", (int)ml, ms);
-				int rr = index_url_resolve(&P->ub, NULL, withslash, ml + 1, &url, &fname, &named, why, sizeof why);
-
-				free(withslash);
-				if (rr < 0)
-					return fail(P, key, "%s", why);
-				idx->mirrors[m] = url;
-			}
-			free(fname);
-		}
+		for (m = 0; m < idx->nmirrors; m++)
+			if (read_mirror(P, json_array_get(v, m), m) < 0)
+				return -1;
 	}
+	return 0;
+}
+
+/* The builds, from the tree or, when the scanner found where they are,
+ * streamed (on several threads when there are pieces). */
+static int read_builds(struct parser *P, json_t *root)
+{
+	ab_index *idx = P->idx;
+	json_t *builds;
+	size_t n, i;
+	int r;
 
 	if (P->builds_at) {
 		size_t bad = 0;
@@ -504,6 +528,23 @@ static int read_index(struct parser *P, json_t *root)
 		json_array_set(builds, i, json_null());
 	}
 	return finish_builds(P, i);
+}
+
+static int read_index(struct parser *P, json_t *root)
+{
+	ab_index *idx = P->idx;
+
+	if (!json_is_object(root))
+		return fail(P, NULL, _("the top level must be a JSON object, found %s"), kind(root));
+	if (read_format(P, root) < 0)
+		return -1;
+	if (dup_str(P, NULL, root, "name", &idx->name) < 0 ||
+	    dup_str(P, NULL, root, "project", &idx->project) < 0 ||
+	    dup_str(P, NULL, root, "arch", &idx->arch) < 0)
+		return -1;
+	if (read_vcs(P, root) < 0 || read_mirrors(P, root) < 0)
+		return -1;
+	return read_builds(P, root);
 }
 
 /* jansson's message, with the line and column it gives. */

@@ -566,14 +566,145 @@ static int select_files(list *l, const ab_indexgen_options *opt, ab_error *err)
 	return 0;
 }
 
+/* What the builds share, gathered while they are made: the index names
+ * the project and the arch only when there is one of each. */
+struct shared {
+	char *arch, *project;
+	int arch_mixed, project_mixed;
+};
+
+static void note_shared(struct shared *s, const found *g)
+{
+	const char *a = g->info.arch;
+
+	if (a && strcmp(a, "noarch") && strcmp(a, "all")) {
+		if (!s->arch)
+			s->arch = ab_xstrdup(a);
+		else if (strcmp(s->arch, a))
+			s->arch_mixed = 1;
+	}
+	if (!s->project)
+		s->project = ab_xstrdup(g->info.name);
+	else if (strcmp(s->project, g->info.name))
+		s->project_mixed = 1;
+}
+
+/* A build's id: its package version, or its archive's name without the
+ * suffix. */
+static char *build_id(const found *f)
+{
+	char *stem = f->is_package ? ab_xstrdup(f->evr)
+		: ab_xstrndup(f->filename, strlen(f->filename) - f->suffix_len);
+	char *id = index_text(stem);
+
+	free(stem);
+	return id;
+}
+
+/* The artifacts l->v[first..last) of one build into arts; -1 with err
+ * when two of them are the same package. */
+static int add_artifacts(json_t *arts, const list *l, size_t first, size_t last,
+			 const char *base, const char *base_url, struct shared *s, ab_error *err)
+{
+	size_t j;
+
+	for (j = first; j < last; j++) {
+		const found *g = &l->v[j];
+
+		if (j > first && g->is_package && !strcmp(g->info.name, l->v[j - 1].info.name) &&
+		    !strcmp(g->info.arch ? g->info.arch : "", l->v[j - 1].info.arch ? l->v[j - 1].info.arch : "")) {
+			ab_error_set(err, AB_EXIT_USAGE, _("%s and %s are the same package %s %s"),
+				     l->v[j - 1].path, g->path, g->info.name, g->evr);
+			return -1;
+		}
+		json_array_append_new(arts, artifact_json(g, base, base_url));
+		if (g->is_package)
+			note_shared(s, g);
+	}
+	return 0;
+}
+
+/* A package build's commit (the first one its packages name), date (the
+ * latest build time) and version. */
+static void set_package_build(json_t *b, const list *l, size_t first, size_t last)
+{
+	const char *commit = NULL;
+	int64_t bt = -1;
+	size_t j;
+
+	for (j = first; j < last; j++) {
+		if (!commit && l->v[j].info.commit)
+			commit = l->v[j].info.commit;
+		if (l->v[j].info.buildtime > bt)
+			bt = l->v[j].info.buildtime;
+	}
+	if (commit)
+		json_object_set_new(b, "commit", text_json(commit));
+	if (bt >= 0) {
+		char *d = iso_date(bt);
+		if (d)
+			json_object_set_new(b, "date", json_string(d));
+		free(d);
+	}
+	json_object_set_new(b, "version", text_json(l->v[first].evr));
+}
+
+/* Appends the build that starts at l->v[*first] (packages of one version
+ * make one build) and moves *first past it; -1 with err. */
+static int add_build(json_t *builds, const list *l, size_t *first, const char *base,
+		     const char *base_url, struct shared *s, ab_error *err)
+{
+	const found *f = &l->v[*first];
+	size_t last = *first + 1;
+	json_t *b = json_object(), *arts = json_array();
+	char *id;
+
+	if (f->is_package)
+		while (last < l->n && ab_pkg_vercmp(&l->v[last].info, &f->info) == 0)
+			last++;
+	id = build_id(f);
+	if (add_artifacts(arts, l, *first, last, base, base_url, s, err) < 0) {
+		free(id);
+		json_decref(b);
+		json_decref(arts);
+		return -1;
+	}
+	json_object_set_new(b, "id", json_string(id));
+	if (f->is_package)
+		set_package_build(b, l, *first, last);
+	json_object_set_new(b, "status", json_string("ok"));
+	json_object_set_new(b, "artifacts", arts);
+	json_array_append_new(builds, b);
+	free(id);
+	*first = last;
+	return 0;
+}
+
+/* text with a final newline, as a file should end; takes over text. */
+static char *with_newline(char *text)
+{
+	size_t len;
+	char *t;
+
+	if (!text)
+		return NULL;
+	len = strlen(text);
+	t = ab_xmalloc(len + 2);
+	memcpy(t, text, len);
+	t[len] = '\n';
+	t[len + 1] = '\0';
+	free(text);
+	return t;
+}
+
 char *ab_indexgen(const char *const *paths, size_t n, const ab_indexgen_options *opt,
 		  ab_error *err)
 {
 	list l = {0};
 	json_t *root = NULL, *builds = NULL;
-	char *base = NULL, *out_real = NULL, *text = NULL, *arch = NULL, *project = NULL;
+	char *base = NULL, *out_real = NULL, *text = NULL;
+	struct shared s = {0};
 	size_t first;
-	int arch_mixed = 0, project_mixed = 0;
 
 	base = base_dir(opt->output, err);
 	if (!base)
@@ -591,102 +722,25 @@ char *ab_indexgen(const char *const *paths, size_t n, const ab_indexgen_options 
 	if (opt->name)
 		json_object_set_new(root, "name", text_json(opt->name));
 	builds = json_array();
-	for (first = 0; first < l.n;) {
-		found *f = &l.v[first];
-		size_t last = first + 1, j;
-		json_t *b = json_object(), *arts = json_array();
-		char *id;
-
-		if (f->is_package)
-			while (last < l.n && ab_pkg_vercmp(&l.v[last].info, &f->info) == 0)
-				last++;
-		{
-			char *stem = f->is_package ? ab_xstrdup(f->evr)
-				: ab_xstrndup(f->filename, strlen(f->filename) - f->suffix_len);
-
-			id = index_text(stem);
-			free(stem);
-		}
-		for (j = first; j < last; j++) {
-			found *g = &l.v[j];
-
-			if (j > first && g->is_package && !strcmp(g->info.name, l.v[j - 1].info.name) &&
-			    !strcmp(g->info.arch ? g->info.arch : "", l.v[j - 1].info.arch ? l.v[j - 1].info.arch : "")) {
-				ab_error_set(err, AB_EXIT_USAGE, _("%s and %s are the same package %s %s"),
-					     l.v[j - 1].path, g->path, g->info.name, g->evr);
-				free(id);
-				json_decref(b);
-				json_decref(arts);
-				goto out;
-			}
-			json_array_append_new(arts, artifact_json(g, base, opt->base_url));
-			if (g->is_package) {
-				const char *a = g->info.arch;
-				if (a && strcmp(a, "noarch") && strcmp(a, "all")) {
-					if (!arch)
-						arch = ab_xstrdup(a);
-					else if (strcmp(arch, a))
-						arch_mixed = 1;
-				}
-				if (!project)
-					project = ab_xstrdup(g->info.name);
-				else if (strcmp(project, g->info.name))
-					project_mixed = 1;
-			}
-		}
-		json_object_set_new(b, "id", json_string(id));
-		if (f->is_package) {
-			const char *commit = NULL;
-			int64_t bt = -1;
-
-			for (j = first; j < last; j++) {
-				if (!commit && l.v[j].info.commit)
-					commit = l.v[j].info.commit;
-				if (l.v[j].info.buildtime > bt)
-					bt = l.v[j].info.buildtime;
-			}
-			if (commit)
-				json_object_set_new(b, "commit", text_json(commit));
-			if (bt >= 0) {
-				char *d = iso_date(bt);
-				if (d)
-					json_object_set_new(b, "date", json_string(d));
-				free(d);
-			}
-			json_object_set_new(b, "version", text_json(f->evr));
-		}
-		json_object_set_new(b, "status", json_string("ok"));
-		json_object_set_new(b, "artifacts", arts);
-		json_array_append_new(builds, b);
-		free(id);
-		first = last;
-	}
-	if (project && !project_mixed)
-		json_object_set_new(root, "project", text_json(project));
-	if (arch && !arch_mixed)
-		json_object_set_new(root, "arch", text_json(arch));
+	for (first = 0; first < l.n;)
+		if (add_build(builds, &l, &first, base, opt->base_url, &s, err) < 0)
+			goto out;
+	if (s.project && !s.project_mixed)
+		json_object_set_new(root, "project", text_json(s.project));
+	if (s.arch && !s.arch_mixed)
+		json_object_set_new(root, "arch", text_json(s.arch));
 	json_object_set_new(root, "builds", builds);
 	builds = NULL;	/* root owns it now */
 	if (duplicate_id(json_object_get(root, "builds"), err))
 		goto out;
-	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	if (text) {
-		size_t len = strlen(text);
-		char *t = ab_xmalloc(len + 2);
-
-		memcpy(t, text, len);
-		t[len] = '\n';
-		t[len + 1] = '\0';
-		free(text);
-		text = t;
-	}
+	text = with_newline(json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER));
 out:
 	json_decref(builds);
 	json_decref(root);
 	list_free(&l);
 	free(base);
 	free(out_real);
-	free(arch);
-	free(project);
+	free(s.arch);
+	free(s.project);
 	return text;
 }

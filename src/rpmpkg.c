@@ -462,16 +462,120 @@ static void *install_notify(const void *h, const rpmCallbackType what, const rpm
 	return NULL;
 }
 
+/* The scratch root made and named by its absolute path, which rpm needs
+ * as its root; NULL with err. */
+static char *make_scratch_root(const char *root, ab_error *err)
+{
+	char *absroot;
+
+	if (ab_mkdir_p(root) < 0) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot make scratch root %s: %s"), root,
+			     strerror(errno));
+		return NULL;
+	}
+	absroot = realpath(root, NULL);
+	if (!absroot) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot make scratch root %s: %s"), root,
+			     strerror(errno));
+		return NULL;
+	}
+	return absroot;
+}
+
+/* What the transaction checks of each package: signatures and digests
+ * with keys, digests alone without. */
+static void set_install_checks(rpmts ts, const ab_rpm_keyring *kr)
+{
+	if (kr) {
+		rpmtsSetKeyring(ts, kr->keys);
+		rpmtsSetVfyLevel(ts, RPMSIG_SIGNATURE_TYPE | RPMSIG_DIGEST_TYPE);
+	} else {
+		rpmtsSetVfyLevel(ts, RPMSIG_DIGEST_TYPE);
+		rpmtsSetVSFlags(ts, RPMVSF_MASK_NOSIGNATURES);
+		rpmtsSetVfyFlags(ts, RPMVSF_MASK_NOSIGNATURES);
+	}
+}
+
+/* Reads the package at path and adds it to the transaction. */
+static ab_rpm_rc add_install_element(rpmts ts, const char *path, const ab_rpm_keyring *kr,
+				     char **reason, ab_error *err)
+{
+	FD_t fd = Fopen(path, "r.ufdio");
+	Header h = NULL;
+	rpmRC r;
+	int rc;
+
+	if (!fd || Ferror(fd)) {
+		if (fd)
+			Fclose(fd);
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot read %s: %s"), path,
+			     strerror(errno));
+		return AB_RPM_ERROR;
+	}
+	r = rpmReadPackageFile(ts, fd, path, &h);
+	Fclose(fd);
+	if (r != RPMRC_OK && !(r == RPMRC_NOKEY && !kr)) {
+		char *log = capture_end();
+
+		*reason = rpm_message(log, path);
+		free(log);
+		headerFree(h);
+		return AB_RPM_REFUSED;
+	}
+	/* No rpmtsCheck: the scratch root holds no dependencies. */
+	rc = rpmtsAddInstallElement(ts, h, (fnpyKey)path, 0, NULL);
+	headerFree(h);
+	if (rc != 0) {
+		*reason = ab_xasprintf(_("rpm refused to add %s to the transaction"), path);
+		return AB_RPM_REFUSED;
+	}
+	return AB_RPM_OK;
+}
+
+/* Why a transaction failed, on one line: its problems, or else the last
+ * thing rpm said. */
+static char *transaction_failure(rpmts ts)
+{
+	ab_buf why = {0};
+	rpmps ps = rpmtsProblems(ts);
+	char *log, *nl, *reason;
+
+	if (ps && rpmpsNumProblems(ps) > 0) {
+		rpmpsi psi = rpmpsInitIterator(ps);
+		rpmProblem p;
+
+		while ((p = rpmpsiNext(psi))) {
+			char *s = rpmProblemString(p);
+
+			if (why.len)
+				ab_buf_puts(&why, "; ");
+			ab_buf_puts(&why, s);
+			free(s);
+		}
+		rpmpsFreeIterator(psi);
+	}
+	rpmpsFree(ps);
+	log = capture_end();
+	if (!why.len) {
+		/* The last thing rpm said, on one line. */
+		chomp(log);
+		nl = strrchr(log, '\n');
+		ab_buf_puts(&why, *log ? (nl ? nl + 1 : log) : _("no reason given"));
+	}
+	reason = ab_xasprintf(_("rpm transaction failed: %s"), why.data);
+	ab_buf_free(&why);
+	free(log);
+	return reason;
+}
+
 static ab_rpm_rc install_unlocked(const char *const *paths, size_t n, const char *root,
 			 const ab_rpm_keyring *kr, char **reason, ab_error *err)
 {
 	struct install_ctx ctx = { NULL };
 	rpmts ts = NULL;
-	rpmps ps;
 	ab_rpm_rc ret = AB_RPM_OK;
 	size_t i;
-	int rc;
-	char *log = NULL, *absroot;
+	char *absroot;
 
 	*reason = NULL;
 	if (ab_rpm_init(err) < 0)
@@ -480,17 +584,9 @@ static ab_rpm_rc install_unlocked(const char *const *paths, size_t n, const char
 		*reason = ab_xstrdup(_("installing RPMs needs root or user namespaces"));
 		return AB_RPM_REFUSED;
 	}
-	if (ab_mkdir_p(root) < 0) {
-		ab_error_set(err, AB_EXIT_FAILURE, _("cannot make scratch root %s: %s"), root,
-			     strerror(errno));
+	absroot = make_scratch_root(root, err);
+	if (!absroot)
 		return AB_RPM_ERROR;
-	}
-	absroot = realpath(root, NULL);
-	if (!absroot) {
-		ab_error_set(err, AB_EXIT_FAILURE, _("cannot make scratch root %s: %s"), root,
-			     strerror(errno));
-		return AB_RPM_ERROR;
-	}
 	/* The database lives inside the scratch root, never the system's
 	 * (Debian points _dbpath at ~/.rpmdb otherwise). */
 	rpmPushMacro(NULL, "_dbpath", NULL, "/var/lib/rpm", RMIL_CMDLINE);
@@ -501,86 +597,22 @@ static ab_rpm_rc install_unlocked(const char *const *paths, size_t n, const char
 		ret = AB_RPM_REFUSED;
 		goto out;
 	}
-	if (kr) {
-		rpmtsSetKeyring(ts, kr->keys);
-		rpmtsSetVfyLevel(ts, RPMSIG_SIGNATURE_TYPE | RPMSIG_DIGEST_TYPE);
-	} else {
-		rpmtsSetVfyLevel(ts, RPMSIG_DIGEST_TYPE);
-		rpmtsSetVSFlags(ts, RPMVSF_MASK_NOSIGNATURES);
-		rpmtsSetVfyFlags(ts, RPMVSF_MASK_NOSIGNATURES);
-	}
+	set_install_checks(ts, kr);
 	rpmtsSetNotifyCallback(ts, install_notify, &ctx);
 	for (i = 0; i < n; i++) {
-		FD_t fd = Fopen(paths[i], "r.ufdio");
-		Header h = NULL;
-		rpmRC r;
-
-		if (!fd || Ferror(fd)) {
-			if (fd)
-				Fclose(fd);
-			ab_error_set(err, AB_EXIT_FAILURE, _("cannot read %s: %s"), paths[i],
-				     strerror(errno));
-			ret = AB_RPM_ERROR;
+		ret = add_install_element(ts, paths[i], kr, reason, err);
+		if (ret != AB_RPM_OK)
 			goto out;
-		}
-		r = rpmReadPackageFile(ts, fd, paths[i], &h);
-		Fclose(fd);
-		if (r != RPMRC_OK && !(r == RPMRC_NOKEY && !kr)) {
-			free(log);
-			log = capture_end();
-			*reason = rpm_message(log, paths[i]);
-			headerFree(h);
-			ret = AB_RPM_REFUSED;
-			goto out;
-		}
-		/* No rpmtsCheck: the scratch root holds no dependencies. */
-		rc = rpmtsAddInstallElement(ts, h, (fnpyKey)paths[i], 0, NULL);
-		headerFree(h);
-		if (rc != 0) {
-			*reason = ab_xasprintf(_("rpm refused to add %s to the transaction"), paths[i]);
-			ret = AB_RPM_REFUSED;
-			goto out;
-		}
 	}
 	rpmtsSetFlags(ts, RPMTRANS_FLAG_NONE);
 	/* Older candidates go in beside newer ones, and a candidate tested
 	 * again goes in again (rpm -i --oldpackage --replacepkgs): kernels
 	 * install side by side. */
-	rc = rpmtsRun(ts, NULL, RPMPROB_FILTER_OLDPACKAGE | RPMPROB_FILTER_REPLACEPKG);
-	if (rc != 0) {
-		ab_buf why = {0};
-		char *nl;
-
-		ps = rpmtsProblems(ts);
-		if (ps && rpmpsNumProblems(ps) > 0) {
-			rpmpsi psi = rpmpsInitIterator(ps);
-			rpmProblem p;
-
-			while ((p = rpmpsiNext(psi))) {
-				char *s = rpmProblemString(p);
-
-				if (why.len)
-					ab_buf_puts(&why, "; ");
-				ab_buf_puts(&why, s);
-				free(s);
-			}
-			rpmpsFreeIterator(psi);
-		}
-		rpmpsFree(ps);
-		free(log);
-		log = capture_end();
-		if (!why.len) {
-			/* The last thing rpm said, on one line. */
-			chomp(log);
-			nl = strrchr(log, '\n');
-			ab_buf_puts(&why, *log ? (nl ? nl + 1 : log) : _("no reason given"));
-		}
-		*reason = ab_xasprintf(_("rpm transaction failed: %s"), why.data);
-		ab_buf_free(&why);
+	if (rpmtsRun(ts, NULL, RPMPROB_FILTER_OLDPACKAGE | RPMPROB_FILTER_REPLACEPKG) != 0) {
+		*reason = transaction_failure(ts);
 		ret = AB_RPM_REFUSED;
 	}
 out:
-	free(log);
 	free(capture_end());
 	if (ts)
 		rpmtsFree(ts);

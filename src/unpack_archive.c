@@ -415,134 +415,120 @@ static ab_unpack_rc copy_data(struct ctx *c, const char *name, uint64_t declared
 	}
 }
 
-/* Checks one entry, rewrites it into its safe form and writes it. */
-static ab_unpack_rc do_entry(struct ctx *c, struct archive_entry *e)
+/* Normalizes the entry's name into *path and checks where it lands.
+ * Sets *done when the entry names the root: there is nothing to write. */
+static ab_unpack_rc check_entry_path(struct ctx *c, const char *name, mode_t type,
+				     bool hardlink, char **path, bool *done)
 {
-	const char *hl = archive_entry_hardlink(e);
-	mode_t type = archive_entry_filetype(e);
-	bool hardlink = hl != NULL;
-	bool symlink_entry = type == AE_IFLNK && !hardlink;
-	char *name, *path = NULL, *target = NULL, *link = NULL;
-	struct stat st;
-	bool exists;
-	uint64_t declared = 0;
-	ab_unpack_rc rc = AB_UNPACK_OK;
-	int r;
-
-	/* A copy: the entry's own strings change when it is rewritten. */
-	name = ab_xstrdup(archive_entry_pathname(e));
-	if (!name)
-		name = ab_xstrdup(archive_entry_pathname_utf8(e));
-	if (!name)
-		return refuse(c, ab_xstrdup(_("unsafe entry: its name cannot be read")));
-	rc = count_entry(c, name);
-	if (rc != AB_UNPACK_OK)
-		goto out;
-
-	switch (normalize(name, &path)) {
+	switch (normalize(name, path)) {
 	case PATH_EMPTY:
-		rc = refuse_entry(c, name, _("empty name"));
-		goto out;
+		return refuse_entry(c, name, _("empty name"));
 	case PATH_DOTDOT:
-		rc = refuse_entry(c, name, _("path leaves the root"));
-		goto out;
+		return refuse_entry(c, name, _("path leaves the root"));
 	case PATH_ABSOLUTE:
-		rc = refuse_entry(c, name, _("absolute path"));
-		goto out;
+		return refuse_entry(c, name, _("absolute path"));
 	case PATH_ROOT:
 		/* "./" or "/": the root itself, which is ours. */
+		*done = true;
 		if (type != AE_IFDIR || hardlink)
-			rc = refuse_entry(c, name, _("names the root but is not a directory"));
-		goto out;
+			return refuse_entry(c, name, _("names the root but is not a directory"));
+		return AB_UNPACK_OK;
 	case PATH_OK:
 		break;
 	}
-	if (depth_of(path) > MAX_DEPTH) {
-		rc = refuse_entryf(c, name, _("more than %d directories deep"), MAX_DEPTH);
-		goto out;
-	}
+	if (depth_of(*path) > MAX_DEPTH)
+		return refuse_entryf(c, name, _("more than %d directories deep"), MAX_DEPTH);
+	return AB_UNPACK_OK;
+}
 
-	if (type == AE_IFCHR || type == AE_IFBLK) {
-		rc = refuse_entry(c, name, _("device node"));
-		goto out;
+/* Refuses the types a scratch root must not get; sets *done for the
+ * ones it has no use for and skips. */
+static ab_unpack_rc check_entry_type(struct ctx *c, const char *name, mode_t type,
+				     bool hardlink, bool *done)
+{
+	if (type == AE_IFCHR || type == AE_IFBLK)
+		return refuse_entry(c, name, _("device node"));
+	if (type == AE_IFIFO || type == AE_IFSOCK) {
+		*done = true;	/* skipped: a scratch root has no use for them */
+		return AB_UNPACK_OK;
 	}
-	if (type == AE_IFIFO || type == AE_IFSOCK)
-		goto out;	/* skipped: a scratch root has no use for them */
-	if (!hardlink && type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK) {
-		rc = refuse_entry(c, name, _("unsupported entry type"));
-		goto out;
-	}
+	if (!hardlink && type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK)
+		return refuse_entry(c, name, _("unsupported entry type"));
+	return AB_UNPACK_OK;
+}
 
-	if (hardlink) {
-		switch (normalize(hl, &target)) {
-		case PATH_EMPTY:
-		case PATH_ROOT:
-			rc = refuse_entryf(c, name, _("hard link to the root '%s'"),
-					   shown_tmp(c, hl));
-			goto out;
-		case PATH_DOTDOT:
-			rc = refuse_entryf(c, name, _("hard link target '%s' leaves the root"),
-					   shown_tmp(c, hl));
-			goto out;
-		case PATH_ABSOLUTE:
-			rc = refuse_entryf(c, name, _("hard link target '%s' is absolute"),
-					   shown_tmp(c, hl));
-			goto out;
-		case PATH_OK:
-			break;
-		}
-		r = find_symlink(c, target, true, &link, &st, &exists);
-		if (r < 0) {
-			rc = walk_failure(c, name, errno);
-			goto out;
-		}
-		if (r > 0 && !strcmp(link, target)) {
-			rc = refuse_entryf(c, name, _("hard link target '%s' is a symlink"),
-					   shown_tmp(c, hl));
-			goto out;
-		}
-		if (r > 0) {
-			rc = refuse_entryf(c, name, _("hard link target goes through symlink '%s'"),
-					   shown_tmp(c, link));
-			goto out;
-		}
-		if (!exists || !S_ISREG(st.st_mode)) {
-			rc = refuse_entryf(c, name,
-					   _("hard link target '%s' is not a regular file in the root"),
-					   shown_tmp(c, hl));
-			goto out;
-		}
-	}
+/* A hard link may point only at a regular file already in the root,
+ * reached without a symlink. Gives its normalized target in *target. */
+static ab_unpack_rc check_hardlink(struct ctx *c, const char *name, const char *hl,
+				   char **target)
+{
+	char *link = NULL;
+	struct stat st;
+	bool exists;
+	ab_unpack_rc rc = AB_UNPACK_OK;
+	int r;
 
-	/* Nothing is written through an existing symlink. A symlink entry
-	 * may replace a symlink (nothing goes through it), not a directory:
-	 * libarchive fixes directory modes and times up at close. */
+	switch (normalize(hl, target)) {
+	case PATH_EMPTY:
+	case PATH_ROOT:
+		return refuse_entryf(c, name, _("hard link to the root '%s'"),
+				     shown_tmp(c, hl));
+	case PATH_DOTDOT:
+		return refuse_entryf(c, name, _("hard link target '%s' leaves the root"),
+				     shown_tmp(c, hl));
+	case PATH_ABSOLUTE:
+		return refuse_entryf(c, name, _("hard link target '%s' is absolute"),
+				     shown_tmp(c, hl));
+	case PATH_OK:
+		break;
+	}
+	r = find_symlink(c, *target, true, &link, &st, &exists);
+	if (r < 0)
+		return walk_failure(c, name, errno);
+	if (r > 0 && !strcmp(link, *target))
+		rc = refuse_entryf(c, name, _("hard link target '%s' is a symlink"),
+				   shown_tmp(c, hl));
+	else if (r > 0)
+		rc = refuse_entryf(c, name, _("hard link target goes through symlink '%s'"),
+				   shown_tmp(c, link));
+	else if (!exists || !S_ISREG(st.st_mode))
+		rc = refuse_entryf(c, name,
+				   _("hard link target '%s' is not a regular file in the root"),
+				   shown_tmp(c, hl));
+	free(link);
+	return rc;
+}
+
+/* Nothing is written through an existing symlink. A symlink entry
+ * may replace a symlink (nothing goes through it), not a directory:
+ * libarchive fixes directory modes and times up at close. */
+static ab_unpack_rc check_write_path(struct ctx *c, const char *name, const char *path,
+				     bool symlink_entry)
+{
+	char *link = NULL;
+	struct stat st;
+	bool exists;
+	ab_unpack_rc rc = AB_UNPACK_OK;
+	int r;
+
 	r = find_symlink(c, path, true, &link, &st, &exists);
-	if (r < 0) {
-		rc = walk_failure(c, name, errno);
-		goto out;
-	}
-	if (r > 0 && !(symlink_entry && !strcmp(link, path))) {
+	if (r < 0)
+		return walk_failure(c, name, errno);
+	if (r > 0 && !(symlink_entry && !strcmp(link, path)))
 		rc = refuse_entryf(c, name, _("writes through symlink '%s'"),
 				   shown_tmp(c, link));
-		goto out;
-	}
-	if (symlink_entry && r == 0 && exists && S_ISDIR(st.st_mode)) {
+	else if (symlink_entry && r == 0 && exists && S_ISDIR(st.st_mode))
 		rc = refuse_entry(c, name, _("symlink replaces a directory"));
-		goto out;
-	}
+	free(link);
+	return rc;
+}
 
-	if (hardlink || type == AE_IFREG) {
-		if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0)
-			declared = (uint64_t)archive_entry_size(e);
-		rc = count(c, name, declared);
-		if (rc != AB_UNPACK_OK)
-			goto out;
-	}
-
-	/* The safe form: clean relative names, 0777 bits only (directories
-	 * stay readable and searchable by their owner), no metadata that
-	 * could grant anything. */
+/* The safe form: clean relative names, 0777 bits only (directories
+ * stay readable and searchable by their owner), no metadata that
+ * could grant anything. */
+static void make_entry_safe(struct archive_entry *e, mode_t type, bool hardlink,
+			    const char *path, const char *target)
+{
 	archive_entry_set_pathname(e, path);
 	if (hardlink)
 		archive_entry_set_hardlink(e, target);
@@ -553,29 +539,82 @@ static ab_unpack_rc do_entry(struct ctx *c, struct archive_entry *e)
 	archive_entry_acl_clear(e);
 	archive_entry_xattr_clear(e);
 	archive_entry_set_fflags(e, 0, 0);
+}
+
+/* Writes the checked entry, with its data when it has some
+ * (declared bytes of it already counted). */
+static ab_unpack_rc write_entry(struct ctx *c, struct archive_entry *e, const char *name,
+				bool has_data, uint64_t declared)
+{
+	ab_unpack_rc rc;
+
+	if (archive_write_header(c->out, e) < ARCHIVE_WARN)
+		return write_failure(c, name);
+	if (has_data) {
+		rc = copy_data(c, name, declared);
+		if (rc != AB_UNPACK_OK)
+			return rc;
+	}
+	if (archive_write_finish_entry(c->out) < ARCHIVE_WARN)
+		return write_failure(c, name);
+	return AB_UNPACK_OK;
+}
+
+/* Checks one entry, rewrites it into its safe form and writes it. */
+static ab_unpack_rc do_entry(struct ctx *c, struct archive_entry *e)
+{
+	const char *hl = archive_entry_hardlink(e);
+	mode_t type = archive_entry_filetype(e);
+	bool hardlink = hl != NULL;
+	bool symlink_entry = type == AE_IFLNK && !hardlink;
+	char *name, *path = NULL, *target = NULL;
+	bool done = false;
+	uint64_t declared = 0;
+	ab_unpack_rc rc = AB_UNPACK_OK;
+
+	/* A copy: the entry's own strings change when it is rewritten. */
+	name = ab_xstrdup(archive_entry_pathname(e));
+	if (!name)
+		name = ab_xstrdup(archive_entry_pathname_utf8(e));
+	if (!name)
+		return refuse(c, ab_xstrdup(_("unsafe entry: its name cannot be read")));
+	rc = count_entry(c, name);
+	if (rc != AB_UNPACK_OK)
+		goto out;
+	rc = check_entry_path(c, name, type, hardlink, &path, &done);
+	if (rc != AB_UNPACK_OK || done)
+		goto out;
+	rc = check_entry_type(c, name, type, hardlink, &done);
+	if (rc != AB_UNPACK_OK || done)
+		goto out;
+	if (hardlink) {
+		rc = check_hardlink(c, name, hl, &target);
+		if (rc != AB_UNPACK_OK)
+			goto out;
+	}
+	rc = check_write_path(c, name, path, symlink_entry);
+	if (rc != AB_UNPACK_OK)
+		goto out;
+
+	if (hardlink || type == AE_IFREG) {
+		if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0)
+			declared = (uint64_t)archive_entry_size(e);
+		rc = count(c, name, declared);
+		if (rc != AB_UNPACK_OK)
+			goto out;
+	}
+	make_entry_safe(e, type, hardlink, path, target);
 
 	/* What this entry writes may change the cached directory or the
 	 * way to it: a link, or anything at or above it, and the walks
 	 * start from the root again. */
 	if (hardlink || symlink_entry || dir_cache_under(c, path))
 		dir_cache_drop(c);
-
-	if (archive_write_header(c->out, e) < ARCHIVE_WARN) {
-		rc = write_failure(c, name);
-		goto out;
-	}
-	if (hardlink || type == AE_IFREG) {
-		rc = copy_data(c, name, declared);
-		if (rc != AB_UNPACK_OK)
-			goto out;
-	}
-	if (archive_write_finish_entry(c->out) < ARCHIVE_WARN)
-		rc = write_failure(c, name);
+	rc = write_entry(c, e, name, hardlink || type == AE_IFREG, declared);
 out:
 	free(name);
 	free(path);
 	free(target);
-	free(link);
 	return rc;
 }
 

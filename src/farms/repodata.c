@@ -485,45 +485,38 @@ static void keep_pkg(pkgs *ps, size_t to, size_t from)
 	memset(&ps->v[from], 0, sizeof ps->v[from]);
 }
 
-/* The index of the builds of package in the decompressed primary
- * metadata, whose artifact URLs resolve against base; NULL with err
- * (exit 2). label names the primary in messages. */
-static ab_index *index_of_primary(const char *base, const char *source_url, const char *label,
-				  const char *open, size_t open_len, const char *package,
-				  ab_error *err)
+/* The error for a repository without package: what it has instead
+ * helps the user spell the name. */
+static void no_such_package(const pkgs *ps, const char *package, ab_error *err)
+{
+	ab_buf names = {0};
+	size_t i;
+
+	for (i = 0; i < ps->nothers; i++)
+		ab_buf_printf(&names, "%s%s", i ? ", " : "", ps->others[i]);
+	ab_error_set(err, AB_EXIT_USAGE,
+		     _("the repository has no package '%s' (its %zu packages are called %s%s)"),
+		     package, ps->total, names.len ? names.data : "-",
+		     ps->more_names ? ", ..." : "");
+	ab_buf_free(&names);
+}
+
+/* Keeps the packages that are builds for this machine, each with what an
+ * artifact needs; -1 with err on one that lacks it (ps->n then left as
+ * it was, every slot dropped or moved empty, for the caller to free). */
+static int keep_binary_builds(pkgs *ps, const char *machine, const char *label,
+			      const char *package, ab_error *err)
 {
 	size_t i, kept = 0;
-	pkgs ps;
-	struct utsname un;
-	const char *machine = uname(&un) == 0 ? un.machine : "";
-	int have_native = 0, remote = is_http_url(base);
-	ab_index *idx = NULL;
-	json_t *root = NULL, *builds;
-	char *dump = NULL, *name = NULL;
+	int have_native = 0;
 
-	memset(&ps, 0, sizeof ps);
-	if (read_primary(label, open, open_len, package, &ps, err) < 0)
-		goto out;
-
-	if (ps.n == 0) {
-		ab_buf names = {0};
-
-		for (i = 0; i < ps.nothers; i++)
-			ab_buf_printf(&names, "%s%s", i ? ", " : "", ps.others[i]);
-		ab_error_set(err, AB_EXIT_USAGE,
-			     _("the repository has no package '%s' (its %zu packages are called %s%s)"),
-			     package, ps.total, names.len ? names.data : "-",
-			     ps.more_names ? ", ..." : "");
-		ab_buf_free(&names);
-		goto out;
-	}
 	/* Source packages are never builds; prefer this machine's arch and
 	 * noarch when the repository has them. */
-	for (i = 0; i < ps.n; i++)
-		if (ps.v[i].arch && (!strcmp(ps.v[i].arch, machine) || !strcmp(ps.v[i].arch, "noarch")))
+	for (i = 0; i < ps->n; i++)
+		if (ps->v[i].arch && (!strcmp(ps->v[i].arch, machine) || !strcmp(ps->v[i].arch, "noarch")))
 			have_native = 1;
-	for (i = 0; i < ps.n; i++) {
-		pkg *p = &ps.v[i];
+	for (i = 0; i < ps->n; i++) {
+		pkg *p = &ps->v[i];
 		int drop = !p->arch || !strcmp(p->arch, "src") || !strcmp(p->arch, "nosrc") ||
 			(have_native && strcmp(p->arch, machine) && strcmp(p->arch, "noarch"));
 
@@ -534,34 +527,130 @@ static ab_index *index_of_primary(const char *base, const char *source_url, cons
 		if (!p->ver || !p->rel || !p->href || !p->sum) {
 			ab_error_set(err, AB_EXIT_USAGE, _("%s: package %s has no version, location or checksum"),
 				     label, package);
-			goto out;
+			return -1;
 		}
 		if (!p->sum_type || strcmp(p->sum_type, "sha256")) {
 			ab_error_set(err, AB_EXIT_USAGE,
 				     _("%s: package %s-%s-%s has a %s checksum; artbisect needs sha256 (createrepo_c --checksum sha256)"),
 				     label, package, p->ver, p->rel, p->sum_type ? p->sum_type : "missing");
-			goto out;
+			return -1;
 		}
-		keep_pkg(&ps, kept++, i);
+		keep_pkg(ps, kept++, i);
 	}
-	ps.n = kept;
-	qsort(ps.v, ps.n, sizeof *ps.v, cmp_pkg);
-	/* One build per version: the machine's arch wins over noarch. */
-	kept = 0;
-	for (i = 0; i < ps.n; i++) {
-		if (kept && cmp_pkg(&ps.v[kept - 1], &ps.v[i]) == 0 &&
-		    is_epoch_zero(ps.v[kept - 1].epoch) == is_epoch_zero(ps.v[i].epoch)) {
-			if (!strcmp(ps.v[i].arch, machine)) {
-				pkg_free(&ps.v[kept - 1]);
-				keep_pkg(&ps, kept - 1, i);
+	ps->n = kept;
+	return 0;
+}
+
+/* Sorts the builds by version and keeps one per version: the machine's
+ * arch wins over noarch. */
+static void keep_one_per_version(pkgs *ps, const char *machine)
+{
+	size_t i, kept = 0;
+
+	qsort(ps->v, ps->n, sizeof *ps->v, cmp_pkg);
+	for (i = 0; i < ps->n; i++) {
+		if (kept && cmp_pkg(&ps->v[kept - 1], &ps->v[i]) == 0 &&
+		    is_epoch_zero(ps->v[kept - 1].epoch) == is_epoch_zero(ps->v[i].epoch)) {
+			if (!strcmp(ps->v[i].arch, machine)) {
+				pkg_free(&ps->v[kept - 1]);
+				keep_pkg(ps, kept - 1, i);
 			} else {
-				pkg_free(&ps.v[i]);
+				pkg_free(&ps->v[i]);
 			}
 			continue;
 		}
-		keep_pkg(&ps, kept++, i);
+		keep_pkg(ps, kept++, i);
 	}
-	ps.n = kept;
+	ps->n = kept;
+}
+
+/* A build's date from the package's build time, when it has one. */
+static void set_build_date(json_t *b, long long buildtime)
+{
+	if (buildtime > 0) {
+		char d[32];
+		time_t t = (time_t)buildtime;
+		struct tm tm;
+
+		if (gmtime_r(&t, &tm)) {
+			strftime(d, sizeof d, "%Y-%m-%dT%H:%M:%SZ", &tm);
+			json_object_set_new(b, "date", json_string(d));
+		}
+	}
+}
+
+/* Appends the build of ps->v[i] to builds; -1 with err when its
+ * location does not resolve. */
+static int add_build(json_t *builds, const pkgs *ps, size_t i, const char *base, int remote,
+		     const char *label, const char *package, ab_error *err)
+{
+	const pkg *p = &ps->v[i];
+	json_t *b = json_object(), *arts = json_array(), *a = json_object();
+	char *vr = ab_xasprintf("%s-%s", p->ver, p->rel);
+	char *commit = ab_pkg_commit_from_version(p->rel);
+	char *aurl = NULL, why[512];
+	int epoch_clash = (i > 0 && !strcmp(p->ver, ps->v[i - 1].ver) && !strcmp(p->rel, ps->v[i - 1].rel)) ||
+		(i + 1 < ps->n && !strcmp(p->ver, ps->v[i + 1].ver) && !strcmp(p->rel, ps->v[i + 1].rel));
+	char *id = epoch_clash ? ab_xasprintf("%s:%s", p->epoch ? p->epoch : "0", vr) : ab_xstrdup(vr);
+
+	if (package_url(base, p, remote, &aurl, why, sizeof why) < 0) {
+		ab_error_set(err, AB_EXIT_USAGE, _("%s: package %s-%s: location %s"), label, package, vr, why);
+		json_decref(b);
+		json_decref(arts);
+		json_decref(a);
+		free(vr);
+		free(commit);
+		free(id);
+		return -1;
+	}
+	json_object_set_new(b, "id", json_string(id));
+	if (commit)
+		json_object_set_new(b, "commit", json_string(commit));
+	set_build_date(b, p->buildtime);
+	json_object_set_new(b, "version", json_string(id));
+	json_object_set_new(a, "url", json_string(aurl));
+	json_object_set_new(a, "sha256", json_string(p->sum));
+	if (p->size >= 0)
+		json_object_set_new(a, "size", json_integer(p->size));
+	json_object_set_new(a, "type", json_string("rpm"));
+	json_object_set_new(a, "name", json_string(package));
+	json_array_append_new(arts, a);
+	json_object_set_new(b, "artifacts", arts);
+	json_array_append_new(builds, b);
+	free(vr);
+	free(commit);
+	free(aurl);
+	free(id);
+	return 0;
+}
+
+/* The index of the builds of package in the decompressed primary
+ * metadata, whose artifact URLs resolve against base; NULL with err
+ * (exit 2). label names the primary in messages. */
+static ab_index *index_of_primary(const char *base, const char *source_url, const char *label,
+				  const char *open, size_t open_len, const char *package,
+				  ab_error *err)
+{
+	size_t i;
+	pkgs ps;
+	struct utsname un;
+	const char *machine = uname(&un) == 0 ? un.machine : "";
+	int remote = is_http_url(base);
+	ab_index *idx = NULL;
+	json_t *root = NULL, *builds;
+	char *dump = NULL, *name = NULL;
+
+	memset(&ps, 0, sizeof ps);
+	if (read_primary(label, open, open_len, package, &ps, err) < 0)
+		goto out;
+
+	if (ps.n == 0) {
+		no_such_package(&ps, package, err);
+		goto out;
+	}
+	if (keep_binary_builds(&ps, machine, label, package, err) < 0)
+		goto out;
+	keep_one_per_version(&ps, machine);
 	if (ps.n < 2) {
 		ab_error_set(err, AB_EXIT_USAGE,
 			     _("the repository has only one version of '%s': nothing to bisect"), package);
@@ -576,54 +665,9 @@ static ab_index *index_of_primary(const char *base, const char *source_url, cons
 	json_object_set_new(root, "project", json_string(package));
 	builds = json_array();
 	json_object_set_new(root, "builds", builds);
-	for (i = 0; i < ps.n; i++) {
-		pkg *p = &ps.v[i];
-		json_t *b = json_object(), *arts = json_array(), *a = json_object();
-		char *vr = ab_xasprintf("%s-%s", p->ver, p->rel);
-		char *commit = ab_pkg_commit_from_version(p->rel);
-		char *aurl = NULL, why[512];
-		int epoch_clash = (i > 0 && !strcmp(p->ver, ps.v[i - 1].ver) && !strcmp(p->rel, ps.v[i - 1].rel)) ||
-			(i + 1 < ps.n && !strcmp(p->ver, ps.v[i + 1].ver) && !strcmp(p->rel, ps.v[i + 1].rel));
-		char *id = epoch_clash ? ab_xasprintf("%s:%s", p->epoch ? p->epoch : "0", vr) : ab_xstrdup(vr);
-
-		if (package_url(base, p, remote, &aurl, why, sizeof why) < 0) {
-			ab_error_set(err, AB_EXIT_USAGE, _("%s: package %s-%s: location %s"), label, package, vr, why);
-			json_decref(b);
-			json_decref(arts);
-			json_decref(a);
-			free(vr);
-			free(commit);
-			free(id);
+	for (i = 0; i < ps.n; i++)
+		if (add_build(builds, &ps, i, base, remote, label, package, err) < 0)
 			goto out;
-		}
-		json_object_set_new(b, "id", json_string(id));
-		if (commit)
-			json_object_set_new(b, "commit", json_string(commit));
-		if (p->buildtime > 0) {
-			char d[32];
-			time_t t = (time_t)p->buildtime;
-			struct tm tm;
-
-			if (gmtime_r(&t, &tm)) {
-				strftime(d, sizeof d, "%Y-%m-%dT%H:%M:%SZ", &tm);
-				json_object_set_new(b, "date", json_string(d));
-			}
-		}
-		json_object_set_new(b, "version", json_string(id));
-		json_object_set_new(a, "url", json_string(aurl));
-		json_object_set_new(a, "sha256", json_string(p->sum));
-		if (p->size >= 0)
-			json_object_set_new(a, "size", json_integer(p->size));
-		json_object_set_new(a, "type", json_string("rpm"));
-		json_object_set_new(a, "name", json_string(package));
-		json_array_append_new(arts, a);
-		json_object_set_new(b, "artifacts", arts);
-		json_array_append_new(builds, b);
-		free(vr);
-		free(commit);
-		free(aurl);
-		free(id);
-	}
 	dump = json_dumps(root, JSON_COMPACT);
 	idx = ab_index_parse(dump, strlen(dump), source_url, err);
 out:
