@@ -14,17 +14,22 @@ mkfarm --out "$T/farm" --builds 64 --culprit 37
 start_server "$T/farm"
 ab() { "$ARTBISECT" --index "$BASE/index.json" --cache-dir "$T/cache" "$@"; }
 
-# Fails on 2 runs in 5 of a bad build (a fixed pattern, so that the test
-# is the same every time), never on a good one; counts its runs.
+# Fails on 2 runs in 5 of a bad build, never on a good one: the 2nd and
+# 4th of every 5 runs of that build, so that a bad build's first run
+# passes (a flaky regression misleads) and each build's k-th run gives
+# the same verdict whatever order --jobs or a Ctrl-C leave the runs in:
+# the test is the same every time. Counts all runs too.
 cat > "$T/flaky-probe" <<'P'
 #!/bin/sh
 n=$(cat "$COUNTER" 2>/dev/null || echo 0)
-n=$((n + 1))
-echo "$n" > "$COUNTER"
+echo $((n + 1)) > "$COUNTER"
+k=$(cat "$COUNTER.$ARTBISECT_BUILD" 2>/dev/null || echo 0)
+k=$((k + 1))
+echo "$k" > "$COUNTER.$ARTBISECT_BUILD"
 echo "$ARTBISECT_BUILD" >> "$COUNTER.log"
 [ -n "${SLOW:-}" ] && sleep 0.5
 ./usr/bin/app >/dev/null 2>&1 && exit 0
-case $((n % 5)) in 1|3) exit 1 ;; esac
+case $((k % 5)) in 2|4) exit 1 ;; esac
 exit 0
 P
 chmod +x "$T/flaky-probe"
