@@ -1,13 +1,22 @@
-/* bisect_steps.h - what bisect.c and multisect.c share: preparing one
- * build, judging it, and the ends of --check-bounds. Internal to the
+/* bisect_steps.h - what bisect.c, bisect_prepare.c and multisect.c
+ * share: preparing one build, judging it, and the ends of --check-bounds. Internal to the
  * bisection (not for the front end); never prints.
  */
 #ifndef AB_BISECT_STEPS_H
 #define AB_BISECT_STEPS_H
 
+#include <signal.h>
+
 #include "bisect.h"
 #include "probe.h"
 
+/* bisect_prepare.c: */
+/* The scratch root's path for build idx (allocated). */
+char *bisect_root_path(const ab_bisect *b, size_t idx);
+/* Prefetch's "ready" callback (ud: the ab_bisect): unpacks a verified
+ * build ahead of its turn into an early root, room allowing. */
+void bisect_early_unpack(void *ud, size_t key, const ab_fetch_item *items, size_t n,
+			 const volatile sig_atomic_t *cancel);
 /* Downloads, verifies and unpacks one build. Returns 0 and *root when
  * ready, 1 with *reason when the build is unavailable, -1 with err. */
 int bisect_prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
