@@ -21,6 +21,7 @@ enum {
 	OPT_MAX_UNPACKED, OPT_SYSTEM_ROOT, OPT_REBOOT, OPT_CHECK_BOUNDS,
 	OPT_FARM, OPT_ARCH, OPT_FLAVOUR, OPT_ALLOW_UNVERIFIED,
 	OPT_FLAKY, OPT_CONFIDENCE, OPT_MAX_PROBES, OPT_RATE_BEFORE, OPT_RATE_AFTER, OPT_CONFIRM,
+	OPT_RETRY_DELAY,
 };
 
 #define M(c) (1u << (c))
@@ -71,6 +72,7 @@ static const opt_def defs[] = {
 	{ "cache-size", 1, OPT_CACHE_SIZE, M_PREPARES, 1 },
 	{ "cacert", 1, OPT_CACERT, M_PREPARES, 1 },
 	{ "net-timeout", 1, OPT_NET_TIMEOUT, M_PREPARES, 1 },
+	{ "retry-delay", 1, OPT_RETRY_DELAY, M_PREPARES, 1 },
 	{ "keep-roots", 0, OPT_KEEP_ROOTS, M_PREPARES, 1 },
 	{ "max-unpacked", 1, OPT_MAX_UNPACKED, M_PREPARES, 1 },
 	{ "work-dir", 1, OPT_WORK_DIR, M_SESSION, 1 },
@@ -365,6 +367,13 @@ static int set_storage_option(ab_cli *cli, int id, const char *arg, int flag, ch
 			snprintf(why, whylen, _("expected a number of seconds, got '%s'"), arg);
 			return -1;
 		}
+		break;
+	case OPT_RETRY_DELAY:
+		if (parse_seconds(arg, &cli->retry_delay) < 0 || cli->retry_delay > 3600) {
+			snprintf(why, whylen, _("expected a number of seconds up to 3600, got '%s'"), arg);
+			return -1;
+		}
+		cli->retry_delay_set = 1;
 		break;
 	case OPT_CACHE_DIR: cli->cache_dir = absolute(cli, arg); break;
 	case OPT_WORK_DIR: cli->work_dir = absolute(cli, arg); break;
@@ -736,6 +745,10 @@ char **ab_cli_session_argv(const ab_cli *cli, const char *good_id, const char *b
 		snprintf(num, sizeof num, "%g", cli->net_timeout);
 		push_opt(&v, &n, "--net-timeout", num);
 	}
+	if (cli->retry_delay_set) {
+		snprintf(num, sizeof num, "%g", cli->retry_delay);
+		push_opt(&v, &n, "--retry-delay", num);
+	}
 	if (cli->keep_roots)
 		push_opt(&v, &n, "--keep-roots", NULL);
 	if (cli->max_unpacked > 0) {
@@ -816,6 +829,8 @@ static void option_help(ab_cmd cmd, FILE *out)
 				     "                          of the space its file system could give it)\n") },
 		{ OPT_CACERT, N_("  --cacert FILE           trust the CA certificates in FILE for https\n") },
 		{ OPT_NET_TIMEOUT, N_("  --net-timeout S         retry a transfer slower than 1 KiB/s for S seconds\n") },
+		{ OPT_RETRY_DELAY, N_("  --retry-delay S         wait S seconds before the first retry of a transfer,\n"
+				      "                          twice as long before each next one (default 1)\n") },
 		{ OPT_KEEP_ROOTS, N_("  --keep-roots            keep each build's scratch root after its verdict\n") },
 		{ OPT_MAX_UNPACKED, N_("  --max-unpacked SIZE     refuse an artifact that unpacks to more than SIZE\n"
 				       "                          (default 16G; a guard against archive bombs)\n") },

@@ -57,6 +57,8 @@ typedef struct ab_cli {
 	const char *work_dir;
 	const char *cacert;
 	double net_timeout;
+	double retry_delay;	/* --retry-delay, when retry_delay_set */
+	int retry_delay_set;
 	const char *report_file;
 	const char *keyrings[AB_CLI_MAX_KEYRINGS];	/* --keyring, repeatable */
 	size_t nkeyrings;

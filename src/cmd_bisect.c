@@ -85,6 +85,8 @@ void ctx_settings(ctx *c)
 		c->fopt.stall_seconds = (long)(cli->net_timeout + 0.999);
 		c->fopt.connect_timeout = c->fopt.stall_seconds;
 	}
+	if (cli->retry_delay_set)
+		c->fopt.backoff = cli->retry_delay;
 	free(c->cache_dir);
 	c->cache_dir = cli->cache_dir ? ab_xstrdup(cli->cache_dir) : ab_default_cache_dir();
 	c->prog.quiet = cli->quiet;

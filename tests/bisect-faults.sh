@@ -3,6 +3,9 @@
 # checksum mismatches that never reach the probe.
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
+# Retries wait 0.05 s here instead of 1 s (--retry-delay from the
+# environment); the default wait is checked once, below.
+export ARTBISECT_RETRY_DELAY=0.05
 
 # 32 builds, culprit 20; the first probe is build 15, then 23, 19, 21, 20.
 mkfarm --out "$T/farm" --builds 32 --culprit 20 --corrupt 23
@@ -27,13 +30,28 @@ tap_ok $? "the report says why"
 is "$(ls "$T/cache/sha256" | grep -c .)" "$(echo "$OUT" | json_get - tested)" "only verified files are in the cache"
 is "$(ls "$T/cache/tmp" | wc -l)" 0 "no temporary files are left"
 
-# 503 twice, then fine: retried, same answer.
+# 503 twice, then fine: retried, same answer; with the default delay,
+# the two retries waited 1 s and 2 s, each give or take a quarter.
 fresh
 set_faults '{"builds/b0015.tar.gz": ["503", "503"]}'
-run "${A[@]}" --cache-dir "$T/cache" --work-dir "$T/work"
+t0=$(date +%s.%N)
+run env -u ARTBISECT_RETRY_DELAY "${A[@]}" --cache-dir "$T/cache" --work-dir "$T/work"
+t1=$(date +%s.%N)
 is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0020 "503 twice: retried and found"
 is "$(count_requests '^GET /builds/b0015.tar.gz 503')" 2 "two 503s were served"
 like "$ERR" 'HTTP status 503; retrying' "retries are reported"
+awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a >= 2.25) }'
+tap_ok $? "by default the retries waited 0.75-1.25 s, then 1.5-2.5 s ($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f s in all", b - a }'))"
+# --retry-delay 0: retried at once, and kept by the session.
+fresh
+set_faults '{"builds/b0015.tar.gz": ["503", "503"]}'
+run "${A[@]}" --retry-delay 0 --cache-dir "$T/cache" --work-dir "$T/work"
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0020 "--retry-delay 0: retried and found"
+is "$(count_requests '^GET /builds/b0015.tar.gz 503')" 2 "--retry-delay 0: two 503s were served"
+like "$("$ARTBISECT" log --work-dir "$T/work" | grep "^artbisect start")" '--retry-delay 0( |$)' "the session keeps --retry-delay"
+run "${A[@]}" --retry-delay -1 --cache-dir "$T/cache" --work-dir "$T/work"
+is "$RC" 2 "--retry-delay -1: exit 2"
+like "$ERR" "--retry-delay: expected a number of seconds up to 3600, got '-1'" "the message names the option and the value"
 
 # A body cut short, then a reset, then a stall: each retried.
 for fault in truncate '"reset", "reset' stall corrupt html; do

@@ -20,10 +20,21 @@ cflags=$(pkg-config --cflags libcurl libarchive jansson rpm libxml-2.0 gpgme)
 libs=$(pkg-config --libs libcurl libarchive jansson rpm libxml-2.0 gpgme)
 # The library's sources: everything but the front end.
 lib="$(cd "$SRC" && ls *.c | grep -v -E '^(main|unpack_main|cli|cmd_.*|prompt|progress)\.c$' | sed "s|^|$SRC/|") $(ls "$SRC"/farms/*.c)"
+# The library is compiled once, instrumented for the fuzzer but without
+# its main (fuzzer-no-link); each target is then its own file linked
+# with those objects.
+objflags="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -pthread"
+mkdir -p "$T/obj"
+objs=
+for c in $lib; do
+	o="$T/obj/$(echo "${c#"$SRC"/}" | tr / _).o"
+	clang $objflags -I"$SRC" -I"$CONFIG_H_DIR" $cflags -DLOCALEDIR='"/nonexistent"' \
+		-DPKGDATADIR='"/nonexistent"' -c -o "$o" "$c" >> "$T/lib.build" 2>&1
+	objs="$objs $o"
+done
 build() {
-	clang $flags -I"$SRC" -I"$CONFIG_H_DIR" $cflags -DLOCALEDIR='"/nonexistent"' \
-		-DPKGDATADIR='"/nonexistent"' -o "$T/$1" "$TESTS_SRCDIR/fuzz/$1.c" $lib $libs \
-		> "$T/$1.build" 2>&1
+	clang $flags -I"$SRC" -I"$CONFIG_H_DIR" $cflags -o "$T/$1" "$TESTS_SRCDIR/fuzz/$1.c" \
+		$objs $libs > "$T/$1.build" 2>&1 || { diag "$(head -n 5 "$T/lib.build" "$T/$1.build")"; false; }
 }
 build fuzz-index
 tap_ok $? "fuzz-index builds with clang, ASan and UBSan"

@@ -6,6 +6,9 @@
 # four tries; a cut body that brings new bytes resumes for free).
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
+# Retries wait 0.05 s here instead of 1 s (--retry-delay from the
+# environment; tests/bisect-faults.sh checks the default wait).
+export ARTBISECT_RETRY_DELAY=0.05
 
 # Eight builds; the bisection tests b0003 first, then b0005 and b0004.
 # Artifacts of about 5000 bytes, so that a cut at 1000 is a cut.

@@ -3,6 +3,9 @@
 # build the first host cannot give is fetched from the next one.
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
+# Retries wait 0.05 s here instead of 1 s (--retry-delay from the
+# environment; tests/bisect-faults.sh checks the default wait).
+export ARTBISECT_RETRY_DELAY=0.05
 
 # A server beside start_server's, for mirrors: sets SPID and SBASE.
 nsecond=0
