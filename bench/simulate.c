@@ -1,4 +1,4 @@
-/* simulate.c - the flaky model (src/flaky.c) driven in-process over
+/* simulate.c - the flaky model (src/engine/flaky.c) driven in-process over
  * random histories, with no downloads, beside two other plans:
  *
  *   repeat k   plain bisection running each midpoint k times and
@@ -32,7 +32,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "flaky.h"
+#include "engine/flaky.h"
 
 static uint64_t mix(uint64_t x)
 {

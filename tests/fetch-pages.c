@@ -22,9 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "fetch.h"
-#include "util.h"
+#include "net/cache.h"
+#include "net/fetch.h"
+#include "base/util.h"
 
 static const char *check_cmd;
 static long long min_size = -1;

@@ -18,8 +18,9 @@ clang -fsanitize=fuzzer "$T/probe.c" -o "$T/probe" > /dev/null 2>&1 ||
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -pthread"
 cflags=$(pkg-config --cflags libcurl libarchive jansson rpm libxml-2.0 gpgme)
 libs=$(pkg-config --libs libcurl libarchive jansson rpm libxml-2.0 gpgme)
-# The library's sources: everything but the front end.
-lib="$(cd "$SRC" && ls *.c | grep -v -E '^(main|unpack_main|cli|cmd_.*|prompt|progress)\.c$' | sed "s|^|$SRC/|") $(ls "$SRC"/farms/*.c)"
+# The library's sources: every layer but the front end (src/cli) and
+# the unpack helper's main.
+lib=$(find "$SRC" -name '*.c' ! -path "$SRC/cli/*" ! -name unpack_main.c | sort)
 # The library is compiled once, instrumented for the fuzzer but without
 # its main (fuzzer-no-link); each target is then its own file linked
 # with those objects.

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "farms/listing.h"
-#include "util.h"
+#include "base/util.h"
 
 int main(int argc, char **argv)
 {

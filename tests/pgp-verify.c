@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "farms/openpgp.h"
-#include "util.h"
+#include "base/util.h"
 
 struct job {
 	ab_pgp *p;

@@ -11,7 +11,7 @@
 
 #include "farms/listing.h"
 #include "farms/pkgnames.h"
-#include "util.h"
+#include "base/util.h"
 #include "tap.h"
 
 static void parses(const char *file, const char *name, const char *epoch, const char *version,

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "deb.h"
+#include "pkg/deb.h"
 #include "tap.h"
-#include "util.h"
+#include "base/util.h"
 
 static char dir[] = "/tmp/test-deb.XXXXXX";
 

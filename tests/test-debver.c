@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "debver.h"
+#include "pkg/debver.h"
 #include "tap.h"
 
 struct pair {

@@ -1,9 +1,9 @@
-/* test-escape.c - the escapes of src/escape.c, destination by
+/* test-escape.c - the escapes of src/base/escape.c, destination by
  * destination: terminal, Markdown, links, shell; and object names. */
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
-#include "escape.h"
+#include "base/escape.h"
 #include "tap.h"
 
 static char *md(const char *s)

@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "filemap.h"
-#include "index.h"
+#include "base/filemap.h"
+#include "index/index.h"
 #include "tap.h"
-#include "rmtree.h"
-#include "util.h"
+#include "base/rmtree.h"
+#include "base/util.h"
 
 #define MB ((size_t)1 << 20)
 

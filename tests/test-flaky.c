@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flaky.h"
+#include "engine/flaky.h"
 #include "tap.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "index.h"
-#include "util.h"
+#include "index/index.h"
+#include "base/util.h"
 #include "tap.h"
 
 #define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"

@@ -11,7 +11,7 @@
 
 #include "farms/listing.h"
 #include "farms/pkgnames.h"
-#include "util.h"
+#include "base/util.h"
 #include "tap.h"
 
 static void split(const char *id, const char *v, const char *r)

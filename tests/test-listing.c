@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "farms/listing.h"
-#include "util.h"
+#include "base/util.h"
 #include "tap.h"
 
 #define DIR_URL "http://farm.example:8080/mainline/"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "farms/layout_names.h"
-#include "util.h"
+#include "base/util.h"
 #include "tap.h"
 
 #define N_OF(a) (sizeof (a) / sizeof (a)[0])

@@ -3,7 +3,7 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
-#include "pkginfo.h"
+#include "pkg/pkginfo.h"
 #include "tap.h"
 
 static int rpm_cmp(const char *e1, const char *v1, const char *r1,

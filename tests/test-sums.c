@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "farms/sums.h"
-#include "util.h"
+#include "base/util.h"
 #include "tap.h"
 
 #define H1 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"

@@ -12,7 +12,7 @@
 
 #include "farms/farm.h"
 #include "farms/layout_names.h"
-#include "util.h"
+#include "base/util.h"
 #include "tap.h"
 
 #define N_OF(a) (sizeof (a) / sizeof (a)[0])

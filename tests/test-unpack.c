@@ -27,9 +27,9 @@
 #include <archive_entry.h>
 
 #include "tap.h"
-#include "unpack.h"
-#include "rmtree.h"
-#include "util.h"
+#include "pkg/unpack.h"
+#include "base/rmtree.h"
+#include "base/util.h"
 
 static char *sandbox, *root, *outside, *arcdir;
 

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "arena.h"
-#include "util.h"
+#include "base/arena.h"
+#include "base/util.h"
 #include "tap.h"
 
 static int aligned16(const void *p)

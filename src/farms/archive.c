@@ -18,9 +18,9 @@
 #include "farms/farm.h"
 #include "farms/names.h"
 #include "farms/pkgnames.h"
-#include "i18n.h"
-#include "pkginfo.h"
-#include "util.h"
+#include "base/i18n.h"
+#include "pkg/pkginfo.h"
+#include "base/util.h"
 
 static int archive_recognise(const ab_listing *top, const ab_farm_options *o)
 {

@@ -11,13 +11,13 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include "digest.h"
+#include "base/digest.h"
 #include "farms/farm.h"
 #include "farms/names.h"
 #include "farms/openpgp.h"
-#include "i18n.h"
-#include "rpmpkg.h"
-#include "util.h"
+#include "base/i18n.h"
+#include "pkg/rpmpkg.h"
+#include "base/util.h"
 
 /* A signature or a status file is small. */
 #define SIG_MAX_BYTES (64u << 10)

@@ -26,10 +26,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
-#include "cache.h"
-#include "error.h"
-#include "fetch.h"
-#include "index.h"
+#include "net/cache.h"
+#include "base/error.h"
+#include "net/fetch.h"
+#include "index/index.h"
 #include "farms/listing.h"
 #include "farms/sums.h"
 

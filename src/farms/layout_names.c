@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "debver.h"
+#include "pkg/debver.h"
 #include "farms/layout_names.h"
-#include "index.h"
-#include "util.h"
+#include "index/index.h"
+#include "base/util.h"
 
 static bool is_digit(unsigned char c)
 {

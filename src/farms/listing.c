@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "base/escape.h"
 #include "farms/listing.h"
 #include "farms/names.h"
-#include "i18n.h"
-#include "util.h"
+#include "base/i18n.h"
+#include "base/util.h"
 
 struct ctx {
 	const char *url;	/* the page URL, for messages */

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "error.h"
+#include "base/error.h"
 
 /* A longer page is refused unread: fetch at most this many bytes. */
 #define AB_LISTING_MAX_BYTES (32u << 20)

@@ -14,8 +14,8 @@
 #include "farms/farm.h"
 #include "farms/layout_names.h"
 #include "farms/names.h"
-#include "i18n.h"
-#include "util.h"
+#include "base/i18n.h"
+#include "base/util.h"
 
 /* A status file holds an exit code: a few bytes. */
 #define STATUS_MAX 4096

@@ -1,7 +1,7 @@
 /* names.c - checks on names read from farms (see names.h). */
 #include "config.h"
 
-#include "escape.h"
+#include "base/escape.h"
 #include "farms/names.h"
 
 bool ab_farm_utf8_valid(const char *str, size_t n)

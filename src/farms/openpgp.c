@@ -30,9 +30,9 @@
 #include <gpgme.h>
 
 #include "farms/openpgp.h"
-#include "i18n.h"
-#include "rmtree.h"
-#include "util.h"
+#include "base/i18n.h"
+#include "base/rmtree.h"
+#include "base/util.h"
 
 extern char **environ;
 

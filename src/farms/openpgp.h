@@ -11,7 +11,7 @@
 #define AB_FARMS_OPENPGP_H
 
 #include <stddef.h>
-#include "error.h"
+#include "base/error.h"
 
 typedef struct ab_pgp ab_pgp;
 

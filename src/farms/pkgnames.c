@@ -11,8 +11,8 @@
 
 #include "farms/names.h"
 #include "farms/pkgnames.h"
-#include "pkginfo.h"
-#include "util.h"
+#include "pkg/pkginfo.h"
+#include "base/util.h"
 
 /* Every character of s[0..n) is one of ASCII's letters and digits or in
  * extra. */

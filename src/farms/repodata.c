@@ -13,10 +13,10 @@
 #include <strings.h>
 #include <sys/utsname.h>
 #include <time.h>
-#include "i18n.h"
-#include "pkginfo.h"
+#include "base/i18n.h"
+#include "pkg/pkginfo.h"
 #include "farms/repodata.h"
-#include "util.h"
+#include "base/util.h"
 
 #define REPOMD_MAX ((size_t)16 << 20)
 #define PRIMARY_MAX ((size_t)1 << 30)		/* compressed */

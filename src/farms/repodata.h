@@ -1,4 +1,4 @@
-/* farms/repodata.h - a yum/dnf repository as an index (CONTRACT.md 4a).
+/* repodata.h - a yum/dnf repository as an index (CONTRACT.md 4a).
  *
  * Owns reading URL/repodata/repomd.xml and the primary metadata it
  * points to (gzip, xz or zstd, checked against repomd's checksum) with
@@ -12,9 +12,9 @@
 #ifndef AB_FARMS_REPODATA_H
 #define AB_FARMS_REPODATA_H
 
-#include "error.h"
-#include "fetch.h"
-#include "index.h"
+#include "base/error.h"
+#include "net/fetch.h"
+#include "index/index.h"
 
 /* The index for package name in the repository at url (a path,
  * file://, http:// or https://, with or without a trailing slash).

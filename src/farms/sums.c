@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "base/escape.h"
 #include "farms/names.h"
 #include "farms/sums.h"
-#include "i18n.h"
-#include "util.h"
+#include "base/i18n.h"
+#include "base/util.h"
 
 struct parser {
 	const char *label;

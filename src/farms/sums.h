@@ -14,7 +14,7 @@
 #define AB_FARMS_SUMS_H
 
 #include <stddef.h>
-#include "error.h"
+#include "base/error.h"
 
 /* A larger file is refused unread: fetch at most this many bytes. */
 #define AB_SUMS_MAX_BYTES (16u << 20)

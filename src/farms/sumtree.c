@@ -14,8 +14,8 @@
 #include "farms/farm.h"
 #include "farms/layout_names.h"
 #include "farms/names.h"
-#include "i18n.h"
-#include "util.h"
+#include "base/i18n.h"
+#include "base/util.h"
 
 /* How many of the newest subdirectories list reads to be sure the tree
  * is one of checksummed builds. */

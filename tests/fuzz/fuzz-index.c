@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include "index.h"
+#include "index/index.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,102 @@
+/* main.c - picks the subcommand, parses the command line, dispatches. */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+#include "cli/cmd_bisect.h"
+#include "cli/cmd_cache.h"
+#include "cli/cmd_complete.h"
+#include "cli/cmd_index.h"
+#include "base/error.h"
+#include "base/i18n.h"
+#include "cli/progress.h"
+#include "pkg/unpack.h"
+#include "base/util.h"
+
+typedef int (*command_fn)(ab_cli *cli, int argc, char **argv);
+
+static const command_fn commands[AB_CMD_COUNT] = {
+	[AB_CMD_BISECT] = ab_cmd_bisect,
+	[AB_CMD_START] = ab_cmd_start,
+	[AB_CMD_GOOD] = ab_cmd_verdict,
+	[AB_CMD_BAD] = ab_cmd_verdict,
+	[AB_CMD_SKIP] = ab_cmd_verdict,
+	[AB_CMD_RUN] = ab_cmd_run,
+	[AB_CMD_STATUS] = ab_cmd_status,
+	[AB_CMD_LOG] = ab_cmd_log,
+	[AB_CMD_REPLAY] = ab_cmd_replay,
+	[AB_CMD_RESET] = ab_cmd_reset,
+};
+
+int main(int argc, char **argv)
+{
+	ab_cli cli;
+	ab_cmd cmd = AB_CMD_BISECT;
+	char **cmd_argv = NULL;
+	int rc, pos;
+
+	setlocale(LC_ALL, "");
+	/* Numbers on the command line, in configs, sessions and JSON are
+	 * written the C way ("1.5") whatever the language. */
+	setlocale(LC_NUMERIC, "C");
+	{
+		/* For running from the build tree and for relocated installs. */
+		const char *dir = getenv("ARTBISECT_LOCALEDIR");
+		bindtextdomain(PACKAGE, dir && *dir ? dir : LOCALEDIR);
+	}
+	textdomain(PACKAGE);
+
+	if (argc > 1 && !strcmp(argv[1], AB_UNPACK_HELPER_ARG))
+		return ab_unpack_helper_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "index"))
+		return ab_cmd_index(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "cache"))
+		return ab_cmd_cache(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "__complete-ids"))
+		return ab_cmd_complete_ids(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "help")) {
+		int c = argc > 2 ? ab_cli_command(argv[2]) : -1;
+		ab_cli_usage(c > 0 ? (ab_cmd)c : AB_CMD_BISECT, stdout);
+		return 0;
+	}
+	pos = ab_cli_find_command(argc, argv);
+	if (pos > 0) {
+		/* The command's own argv: its name, then every other word. */
+		char **v = ab_xcalloc((size_t)argc + 1, sizeof *v);
+		int i, n = 0;
+
+		cmd = (ab_cmd)ab_cli_command(argv[pos]);
+		v[n++] = argv[pos];
+		for (i = 1; i < argc; i++)
+			if (i != pos)
+				v[n++] = argv[i];
+		argc = n;
+		argv = v;
+		cmd_argv = v;
+	} else if (argc > 1 && argv[1][0] != '-') {
+		ab_message(_("unknown command '%s' (see artbisect --help)"), argv[1]);
+		return AB_EXIT_USAGE;
+	}
+	if (ab_cli_init(&cli, cmd) < 0) {
+		ab_cli_free(&cli);
+		free(cmd_argv);
+		return AB_EXIT_USAGE;
+	}
+	rc = ab_cli_parse(&cli, argc, argv, AB_SRC_ARGS, NULL);
+	if (rc != 0) {
+		ab_cli_free(&cli);
+		free(cmd_argv);
+		return rc > 0 ? 0 : AB_EXIT_USAGE;
+	}
+	if (cmd == AB_CMD_BISECT && !cli.index) {
+		ab_message(_("--index URL is required (see artbisect --help)"));
+		ab_cli_free(&cli);
+		free(cmd_argv);
+		return AB_EXIT_USAGE;
+	}
+	rc = commands[cmd](&cli, argc, argv);
+	ab_cli_free(&cli);
+	free(cmd_argv);
+	return rc;
+}

@@ -1,0 +1,714 @@
+/* rpmpkg.c - see rpmpkg.h. */
+#include "config.h"
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <rpm/header.h>
+#include <rpm/rpmcli.h>
+#include <rpm/rpmkeyring.h>
+#include <rpm/rpmlib.h>
+#include <rpm/rpmlog.h>
+#include <rpm/rpmmacro.h>
+#include <rpm/rpmpgp.h>
+#include <rpm/rpmtag.h>
+#include <rpm/rpmts.h>
+#include <rpm/rpmdb.h>
+#include "base/i18n.h"
+#include "pkg/rpmpkg.h"
+#include "base/util.h"
+
+struct ab_rpm_keyring {
+	rpmKeyring keys;
+	size_t count;		/* primary keys read */
+};
+
+/* ---- rpm's log, captured instead of printed ---- */
+
+static ab_buf captured;
+
+static int capture_log(rpmlogRec rec, rpmlogCallbackData data)
+{
+	(void)data;
+	ab_buf_puts(&captured, rpmlogRecMessage(rec));
+	return 0;	/* handled: rpm prints nothing itself */
+}
+
+static void capture_begin(void)
+{
+	ab_buf_free(&captured);
+	rpmlogSetCallback(capture_log, NULL);
+}
+
+static char *capture_end(void)
+{
+	return ab_buf_steal(&captured);
+}
+
+static int initialized;
+
+int ab_rpm_init(ab_error *err)
+{
+	if (initialized)
+		return 0;
+	capture_begin();
+	if (rpmReadConfigFiles(NULL, NULL) != 0) {
+		char *log = capture_end();
+
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot read rpm's configuration: %s"),
+			     *log ? log : _("no reason given"));
+		free(log);
+		return -1;
+	}
+	free(capture_end());
+	rpmlogSetCallback(capture_log, NULL);
+	initialized = 1;
+	return 0;
+}
+
+void ab_rpm_cleanup(void)
+{
+	if (!initialized)
+		return;
+	rpmFreeMacros(NULL);
+	rpmFreeRpmrc();
+	rpmlogSetCallback(NULL, NULL);
+	ab_buf_free(&captured);
+	initialized = 0;
+}
+
+/* ---- keyring ---- */
+
+#define ARMOR_BEGIN "-----BEGIN PGP PUBLIC KEY BLOCK-----"
+
+/* Adds one armored block (text up to its END line) to kr. */
+static int add_armored(ab_rpm_keyring *kr, const char *block, const char *file, ab_error *err)
+{
+	uint8_t *pkt = NULL;
+	size_t pktlen = 0;
+	rpmPubkey key;
+	rpmPubkey *subkeys;
+	int nsub = 0, i;
+
+	if (pgpParsePkts(block, &pkt, &pktlen) != PGPARMOR_PUBKEY) {
+		ab_error_set(err, AB_EXIT_USAGE, _("%s: not an ASCII-armored OpenPGP public key"), file);
+		free(pkt);
+		return -1;
+	}
+	key = rpmPubkeyNew(pkt, pktlen);
+	free(pkt);
+	if (!key) {
+		ab_error_set(err, AB_EXIT_USAGE, _("%s: rpm cannot use this public key"), file);
+		return -1;
+	}
+	if (rpmKeyringAddKey(kr->keys, key) < 0) {
+		rpmPubkeyFree(key);
+		ab_error_set(err, AB_EXIT_USAGE, _("%s: rpm cannot use this public key"), file);
+		return -1;
+	}
+	subkeys = rpmGetSubkeys(key, &nsub);
+	for (i = 0; i < nsub; i++) {
+		rpmKeyringAddKey(kr->keys, subkeys[i]);
+		rpmPubkeyFree(subkeys[i]);
+	}
+	free(subkeys);
+	rpmPubkeyFree(key);
+	kr->count++;
+	return 0;
+}
+
+ab_rpm_keyring *ab_rpm_keyring_load(const char *const *files, size_t n, ab_error *err)
+{
+	ab_rpm_keyring *kr = ab_xcalloc(1, sizeof *kr);
+	size_t i;
+
+	if (ab_rpm_init(err) < 0) {
+		free(kr);
+		return NULL;
+	}
+	kr->keys = rpmKeyringNew();
+	for (i = 0; i < n; i++) {
+		char *data = NULL, *p;
+		size_t len, before = kr->count;
+		ab_error rerr = {0};
+
+		if (ab_read_file(files[i], 1 << 20, &data, &len, &rerr) < 0) {
+			ab_error_set(err, AB_EXIT_USAGE, "--keyring: %s", rerr.msg);
+			goto fail;
+		}
+		if (strlen(data) != len) {
+			ab_error_set(err, AB_EXIT_USAGE,
+				     _("%s: not an ASCII-armored OpenPGP public key"), files[i]);
+			free(data);
+			goto fail;
+		}
+		/* A file may hold several keys, one armored block each. */
+		for (p = strstr(data, ARMOR_BEGIN); p; p = strstr(p + 1, ARMOR_BEGIN)) {
+			char *next = strstr(p + 1, ARMOR_BEGIN);
+			char *block = next ? ab_xstrndup(p, (size_t)(next - p)) : ab_xstrdup(p);
+			int r = add_armored(kr, block, files[i], err);
+
+			free(block);
+			if (r < 0) {
+				free(data);
+				goto fail;
+			}
+		}
+		free(data);
+		if (kr->count == before) {
+			ab_error_set(err, AB_EXIT_USAGE,
+				     _("%s: not an ASCII-armored OpenPGP public key"), files[i]);
+			goto fail;
+		}
+	}
+	return kr;
+fail:
+	ab_rpm_keyring_free(kr);
+	return NULL;
+}
+
+void ab_rpm_keyring_free(ab_rpm_keyring *kr)
+{
+	if (!kr)
+		return;
+	rpmKeyringFree(kr->keys);
+	free(kr);
+}
+
+/* ---- reading ---- */
+
+static FD_t open_package(const char *path, char **reason, ab_error *err)
+{
+	FD_t fd;
+
+	*reason = NULL;
+	if (ab_rpm_init(err) < 0)
+		return NULL;
+	fd = Fopen(path, "r.ufdio");
+
+	if (!fd || Ferror(fd)) {
+		int e = errno;
+
+		if (fd)
+			Fclose(fd);
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot read %s: %s"), path,
+			     strerror(e ? e : EIO));
+		return NULL;
+	}
+	return fd;
+}
+
+static char *tag_string(Header h, rpmTagVal tag)
+{
+	const char *s = headerGetString(h, tag);
+
+	return s && *s ? ab_xstrdup(s) : NULL;
+}
+
+/* Removes the trailing newline rpm puts at the end of a message. */
+static void chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		s[--n] = '\0';
+}
+
+/* The text after "PATH: " in an rpm message, as one line. */
+static char *rpm_message(char *log, const char *path)
+{
+	char *p = log, *nl;
+	size_t n = strlen(path);
+
+	if (!strncmp(p, path, n) && p[n] == ':')
+		p += n + 1;
+	while (*p == ' ')
+		p++;
+	nl = strchr(p, '\n');
+	if (nl)
+		*nl = '\0';
+	chomp(p);
+	return ab_xstrdup(*p ? p : _("no reason given"));
+}
+
+static ab_rpm_rc read_info_unlocked(const char *path, ab_pkg_info *info, char **reason,
+			   ab_error *err)
+{
+	rpmts ts;
+	FD_t fd;
+	Header h = NULL;
+	rpmRC rc;
+	char *log;
+
+	memset(info, 0, sizeof *info);
+	fd = open_package(path, reason, err);
+	if (!fd)
+		return AB_RPM_ERROR;
+	ts = rpmtsCreate();
+	/* Facts only: signatures are ab_rpm_verify's business. */
+	rpmtsSetVSFlags(ts, RPMVSF_MASK_NOSIGNATURES | RPMVSF_MASK_NOPAYLOAD);
+	capture_begin();
+	rc = rpmReadPackageFile(ts, fd, path, &h);
+	log = capture_end();
+	Fclose(fd);
+	rpmtsFree(ts);
+	if (rc != RPMRC_OK && rc != RPMRC_NOKEY && rc != RPMRC_NOTTRUSTED) {
+		if (rc == RPMRC_NOTFOUND)
+			*reason = ab_xstrdup(_("not an RPM package"));
+		else {
+			char *m = rpm_message(log, path);
+
+			*reason = ab_xasprintf(_("damaged RPM header: %s"), m);
+			free(m);
+		}
+		headerFree(h);
+		free(log);
+		return AB_RPM_REFUSED;
+	}
+	free(log);
+	info->kind = AB_PKG_RPM;
+	info->name = tag_string(h, RPMTAG_NAME);
+	info->version = tag_string(h, RPMTAG_VERSION);
+	info->release = tag_string(h, RPMTAG_RELEASE);
+	info->arch = tag_string(h, RPMTAG_ARCH);
+	if (headerIsEntry(h, RPMTAG_EPOCH))
+		info->epoch = headerGetAsString(h, RPMTAG_EPOCH);
+	info->buildtime = headerIsEntry(h, RPMTAG_BUILDTIME)
+		? (int64_t)headerGetNumber(h, RPMTAG_BUILDTIME) : -1;
+	info->vcs = tag_string(h, RPMTAG_VCS);
+	info->commit = ab_pkg_commit_from_vcs(info->vcs);
+	if (!info->commit)
+		info->commit = ab_pkg_commit_from_version(info->release);
+	if (!info->commit)
+		info->commit = ab_pkg_commit_from_version(info->version);
+	headerFree(h);
+	if (!info->name || !info->version || !info->release) {
+		ab_pkg_info_free(info);
+		*reason = ab_xstrdup(_("damaged RPM header: no name, version or release"));
+		return AB_RPM_REFUSED;
+	}
+	return AB_RPM_OK;
+}
+
+/* ---- verifying ---- */
+
+/* One line of rpm's verbose signature check, "    WHAT: RESULT", turned
+ * into words for the report; NULL when the line says OK. */
+static char *failure_words(const char *line)
+{
+	const char *colon = strrchr(line, ':');
+	const char *what, *res, *kid;
+	char *out;
+
+	while (*line == ' ')
+		line++;
+	/* "BAD (Expected X != Y)" holds colons of its own: cut at " BAD". */
+	res = strstr(line, ": BAD");
+	if (!res)
+		res = colon;
+	if (!res)
+		return NULL;
+	what = line;
+	res += 1;
+	while (*res == ' ')
+		res++;
+	if (!strncmp(res, "OK", 2))
+		return NULL;
+	kid = strstr(line, "key ID ");
+	if (!strncmp(res, "NOKEY", 5) && kid)
+		return ab_xasprintf(_("signed by unknown key %.*s (NOKEY)"),
+				    (int)strspn(kid + 7, "0123456789abcdefABCDEF"), kid + 7);
+	if (!strncmp(res, "NOTTRUSTED", 10) && kid)
+		return ab_xasprintf(_("signed by untrusted key %.*s (NOTTRUSTED)"),
+				    (int)strspn(kid + 7, "0123456789abcdefABCDEF"), kid + 7);
+	if (!strncmp(res, "BAD", 3)) {
+		/* "Payload SHA256 digest" -> "payload SHA256 digest BAD" */
+		out = ab_xasprintf("%.*s BAD", (int)(res - 2 - what), what);
+		if (out[0] && isupper((unsigned char)out[0]) && !isupper((unsigned char)out[1]))
+			out[0] = (char)tolower((unsigned char)out[0]);
+		return out;
+	}
+	if (!strncmp(res, "NOTFOUND", 8))
+		return ab_xasprintf("%.*s missing", (int)(res - 2 - what), what);
+	return ab_xstrdup(line);
+}
+
+/* rpm's verbose report of a failed check, condensed to one line: the
+ * distinct failures joined with "; ". Items rpm did not find are left
+ * out (old packages lack newer digests, and rpm itself decides whether
+ * that matters), except that under a keyring a package with no
+ * signature at all is "not signed". */
+static char *condense(char *log, int want_signature)
+{
+	ab_buf out = {0};
+	char *line, *save = NULL;
+	int signed_ok = 0, signature_failed = 0;
+
+	for (line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int is_sig = strstr(line, "ignature") != NULL;
+		char *w;
+
+		if (line[0] != ' ')
+			continue;	/* "PATH:" and summary lines */
+		if (strstr(line, ": NOTFOUND"))
+			continue;
+		w = failure_words(line);
+		if (!w) {
+			if (is_sig)
+				signed_ok = 1;
+			continue;
+		}
+		if (is_sig)
+			signature_failed = 1;
+		if (!out.len || !strstr(out.data, w)) {
+			if (out.len)
+				ab_buf_puts(&out, "; ");
+			ab_buf_puts(&out, w);
+		}
+		free(w);
+	}
+	if (want_signature && !signed_ok && !signature_failed) {
+		if (out.len)
+			ab_buf_puts(&out, "; ");
+		ab_buf_puts(&out, _("not signed"));
+	}
+	if (!out.len)
+		ab_buf_puts(&out, _("digests or signatures NOT OK"));
+	return ab_buf_steal(&out);
+}
+
+static ab_rpm_rc verify_unlocked(const char *path, const ab_rpm_keyring *kr, char **reason,
+			ab_error *err)
+{
+	struct rpmQVKArguments_s qva;
+	rpmts ts;
+	FD_t fd;
+	int rc, verbosity;
+	char *log;
+
+	fd = open_package(path, reason, err);
+	if (!fd)
+		return AB_RPM_ERROR;
+	ts = rpmtsCreate();
+	if (kr) {
+		rpmtsSetKeyring(ts, kr->keys);
+		rpmtsSetVfyLevel(ts, RPMSIG_SIGNATURE_TYPE | RPMSIG_DIGEST_TYPE);
+		rpmtsSetVfyFlags(ts, 0);
+	} else {
+		/* No keys given: digests must match, signatures are not
+		 * looked at (nobody said whose to trust). */
+		rpmtsSetKeyring(ts, NULL);
+		rpmtsSetVfyLevel(ts, RPMSIG_DIGEST_TYPE);
+		rpmtsSetVfyFlags(ts, RPMVSF_MASK_NOSIGNATURES);
+	}
+	memset(&qva, 0, sizeof qva);
+	verbosity = rpmlogSetMask(0);
+	rpmlogSetMask(verbosity);
+	/* The verbose form gives one line per digest and signature. */
+	rpmSetVerbosity(RPMLOG_INFO);
+	capture_begin();
+	rc = rpmVerifySignatures(&qva, ts, fd, path);
+	log = capture_end();
+	rpmlogSetMask(verbosity);
+	Fclose(fd);
+	rpmtsFree(ts);
+	if (rc != 0) {
+		if (!strstr(log, "\n    "))
+			*reason = ab_xstrdup(_("not an RPM package"));
+		else
+			*reason = condense(log, kr != NULL);
+		free(log);
+		return AB_RPM_REFUSED;
+	}
+	free(log);
+	return AB_RPM_OK;
+}
+
+/* ---- installing ---- */
+
+struct install_ctx {
+	FD_t fd;
+};
+
+static void *install_notify(const void *h, const rpmCallbackType what, const rpm_loff_t amount,
+			    const rpm_loff_t total, fnpyKey key, rpmCallbackData data)
+{
+	struct install_ctx *c = data;
+
+	(void)h;
+	(void)amount;
+	(void)total;
+	switch (what) {
+	case RPMCALLBACK_INST_OPEN_FILE:
+		c->fd = Fopen((const char *)key, "r.ufdio");
+		if (c->fd && Ferror(c->fd)) {
+			Fclose(c->fd);
+			c->fd = NULL;
+		}
+		return c->fd;
+	case RPMCALLBACK_INST_CLOSE_FILE:
+		if (c->fd)
+			Fclose(c->fd);
+		c->fd = NULL;
+		break;
+	default:
+		break;
+	}
+	return NULL;
+}
+
+/* The scratch root made and named by its absolute path, which rpm needs
+ * as its root; NULL with err. */
+static char *make_scratch_root(const char *root, ab_error *err)
+{
+	char *absroot;
+
+	if (ab_mkdir_p(root) < 0) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot make scratch root %s: %s"), root,
+			     strerror(errno));
+		return NULL;
+	}
+	absroot = realpath(root, NULL);
+	if (!absroot) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot make scratch root %s: %s"), root,
+			     strerror(errno));
+		return NULL;
+	}
+	return absroot;
+}
+
+/* What the transaction checks of each package: signatures and digests
+ * with keys, digests alone without. */
+static void set_install_checks(rpmts ts, const ab_rpm_keyring *kr)
+{
+	if (kr) {
+		rpmtsSetKeyring(ts, kr->keys);
+		rpmtsSetVfyLevel(ts, RPMSIG_SIGNATURE_TYPE | RPMSIG_DIGEST_TYPE);
+	} else {
+		rpmtsSetVfyLevel(ts, RPMSIG_DIGEST_TYPE);
+		rpmtsSetVSFlags(ts, RPMVSF_MASK_NOSIGNATURES);
+		rpmtsSetVfyFlags(ts, RPMVSF_MASK_NOSIGNATURES);
+	}
+}
+
+/* Reads the package at path and adds it to the transaction. */
+static ab_rpm_rc add_install_element(rpmts ts, const char *path, const ab_rpm_keyring *kr,
+				     char **reason, ab_error *err)
+{
+	FD_t fd = Fopen(path, "r.ufdio");
+	Header h = NULL;
+	rpmRC r;
+	int rc;
+
+	if (!fd || Ferror(fd)) {
+		if (fd)
+			Fclose(fd);
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot read %s: %s"), path,
+			     strerror(errno));
+		return AB_RPM_ERROR;
+	}
+	r = rpmReadPackageFile(ts, fd, path, &h);
+	Fclose(fd);
+	if (r != RPMRC_OK && !(r == RPMRC_NOKEY && !kr)) {
+		char *log = capture_end();
+
+		*reason = rpm_message(log, path);
+		free(log);
+		headerFree(h);
+		return AB_RPM_REFUSED;
+	}
+	/* No rpmtsCheck: the scratch root holds no dependencies. */
+	rc = rpmtsAddInstallElement(ts, h, (fnpyKey)path, 0, NULL);
+	headerFree(h);
+	if (rc != 0) {
+		*reason = ab_xasprintf(_("rpm refused to add %s to the transaction"), path);
+		return AB_RPM_REFUSED;
+	}
+	return AB_RPM_OK;
+}
+
+/* Why a transaction failed, on one line: its problems, or else the last
+ * thing rpm said. */
+static char *transaction_failure(rpmts ts)
+{
+	ab_buf why = {0};
+	rpmps ps = rpmtsProblems(ts);
+	char *log, *nl, *reason;
+
+	if (ps && rpmpsNumProblems(ps) > 0) {
+		rpmpsi psi = rpmpsInitIterator(ps);
+		rpmProblem p;
+
+		while ((p = rpmpsiNext(psi))) {
+			char *s = rpmProblemString(p);
+
+			if (why.len)
+				ab_buf_puts(&why, "; ");
+			ab_buf_puts(&why, s);
+			free(s);
+		}
+		rpmpsFreeIterator(psi);
+	}
+	rpmpsFree(ps);
+	log = capture_end();
+	if (!why.len) {
+		/* The last thing rpm said, on one line. */
+		chomp(log);
+		nl = strrchr(log, '\n');
+		ab_buf_puts(&why, *log ? (nl ? nl + 1 : log) : _("no reason given"));
+	}
+	reason = ab_xasprintf(_("rpm transaction failed: %s"), why.data);
+	ab_buf_free(&why);
+	free(log);
+	return reason;
+}
+
+static ab_rpm_rc install_unlocked(const char *const *paths, size_t n, const char *root,
+			 const ab_rpm_keyring *kr, char **reason, ab_error *err)
+{
+	struct install_ctx ctx = { NULL };
+	rpmts ts = NULL;
+	ab_rpm_rc ret = AB_RPM_OK;
+	size_t i;
+	char *absroot;
+
+	*reason = NULL;
+	if (ab_rpm_init(err) < 0)
+		return AB_RPM_ERROR;
+	if (geteuid() != 0 && access("/proc/self/ns/user", F_OK) != 0) {
+		*reason = ab_xstrdup(_("installing RPMs needs root or user namespaces"));
+		return AB_RPM_REFUSED;
+	}
+	absroot = make_scratch_root(root, err);
+	if (!absroot)
+		return AB_RPM_ERROR;
+	/* The database lives inside the scratch root, never the system's
+	 * (Debian points _dbpath at ~/.rpmdb otherwise). */
+	rpmPushMacro(NULL, "_dbpath", NULL, "/var/lib/rpm", RMIL_CMDLINE);
+	capture_begin();
+	ts = rpmtsCreate();
+	if (rpmtsSetRootDir(ts, absroot) != 0) {
+		*reason = ab_xasprintf(_("rpm cannot use %s as its root"), absroot);
+		ret = AB_RPM_REFUSED;
+		goto out;
+	}
+	set_install_checks(ts, kr);
+	rpmtsSetNotifyCallback(ts, install_notify, &ctx);
+	for (i = 0; i < n; i++) {
+		ret = add_install_element(ts, paths[i], kr, reason, err);
+		if (ret != AB_RPM_OK)
+			goto out;
+	}
+	rpmtsSetFlags(ts, RPMTRANS_FLAG_NONE);
+	/* Older candidates go in beside newer ones, and a candidate tested
+	 * again goes in again (rpm -i --oldpackage --replacepkgs): kernels
+	 * install side by side. */
+	if (rpmtsRun(ts, NULL, RPMPROB_FILTER_OLDPACKAGE | RPMPROB_FILTER_REPLACEPKG) != 0) {
+		*reason = transaction_failure(ts);
+		ret = AB_RPM_REFUSED;
+	}
+out:
+	free(capture_end());
+	if (ts)
+		rpmtsFree(ts);
+	rpmPopMacro(NULL, "_dbpath");
+	free(absroot);
+	return ret;
+}
+
+static ab_rpm_rc erase_unlocked(const char *const *names, size_t n, const char *root, char **reason,
+		       ab_error *err)
+{
+	rpmts ts;
+	size_t i;
+	int found = 0;
+	ab_rpm_rc ret = AB_RPM_OK;
+	char *log;
+
+	*reason = NULL;
+	if (ab_rpm_init(err) < 0)
+		return AB_RPM_ERROR;
+	rpmPushMacro(NULL, "_dbpath", NULL, "/var/lib/rpm", RMIL_CMDLINE);
+	capture_begin();
+	ts = rpmtsCreate();
+	if (rpmtsSetRootDir(ts, root) != 0) {
+		*reason = ab_xasprintf(_("rpm cannot use %s as its root"), root);
+		ret = AB_RPM_REFUSED;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		rpmdbMatchIterator mi = rpmtsInitIterator(ts, RPMDBI_LABEL, names[i], 0);
+		Header h;
+
+		while ((h = rpmdbNextIterator(mi))) {
+			rpmtsAddEraseElement(ts, h, -1);
+			found++;
+		}
+		rpmdbFreeIterator(mi);
+	}
+	if (found && rpmtsRun(ts, NULL, RPMPROB_FILTER_NONE) != 0) {
+		log = capture_end();
+		chomp(log);
+		*reason = ab_xasprintf(_("rpm transaction failed: %s"),
+				       *log ? log : _("no reason given"));
+		free(log);
+		ret = AB_RPM_REFUSED;
+	}
+out:
+	free(capture_end());
+	rpmtsFree(ts);
+	rpmPopMacro(NULL, "_dbpath");
+	return ret;
+}
+
+/* ---- one caller at a time ----
+ * librpm keeps process-wide state (the log callback captured above, the
+ * verbosity, macros), and prefetch workers verify packages while the
+ * main thread does: every entry point takes one lock. */
+
+static pthread_mutex_t rpm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+ab_rpm_rc ab_rpm_read_info(const char *path, ab_pkg_info *info, char **reason, ab_error *err)
+{
+	ab_rpm_rc rc;
+
+	pthread_mutex_lock(&rpm_lock);
+	rc = read_info_unlocked(path, info, reason, err);
+	pthread_mutex_unlock(&rpm_lock);
+	return rc;
+}
+
+ab_rpm_rc ab_rpm_verify(const char *path, const ab_rpm_keyring *kr, char **reason, ab_error *err)
+{
+	ab_rpm_rc rc;
+
+	pthread_mutex_lock(&rpm_lock);
+	rc = verify_unlocked(path, kr, reason, err);
+	pthread_mutex_unlock(&rpm_lock);
+	return rc;
+}
+
+ab_rpm_rc ab_rpm_install(const char *const *paths, size_t n, const char *root, const ab_rpm_keyring *kr, char **reason, ab_error *err)
+{
+	ab_rpm_rc rc;
+
+	pthread_mutex_lock(&rpm_lock);
+	rc = install_unlocked(paths, n, root, kr, reason, err);
+	pthread_mutex_unlock(&rpm_lock);
+	return rc;
+}
+
+ab_rpm_rc ab_rpm_erase(const char *const *names, size_t n, const char *root, char **reason, ab_error *err)
+{
+	ab_rpm_rc rc;
+
+	pthread_mutex_lock(&rpm_lock);
+	rc = erase_unlocked(names, n, root, reason, err);
+	pthread_mutex_unlock(&rpm_lock);
+	return rc;
+}
