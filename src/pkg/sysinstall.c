@@ -177,19 +177,27 @@ int ab_sys_install(const ab_build *bd, const char *const *paths, size_t n, const
 	return rc;
 }
 
-static char *machine_id(const char *sysroot)
+/* The first word of a small file under sysroot (rel relative to it);
+ * NULL when it cannot be read. */
+static char *first_word(const char *sysroot, const char *rel)
 {
-	char *p = ab_path_join(sysroot, "etc/machine-id"), *data = NULL;
+	char *p = ab_path_join(sysroot, rel), *data = NULL;
 	size_t len = 0;
 	ab_error err = {0};
+	int rc = ab_read_file(p, 256, &data, &len, &err);
 
-	if (ab_read_file(p, 256, &data, &len, &err) < 0) {
-		free(p);
-		return NULL;
-	}
 	free(p);
+	if (rc < 0)
+		return NULL;
 	data[strcspn(data, " \t\r\n")] = '\0';
-	if (!*data) {
+	return data;
+}
+
+static char *machine_id(const char *sysroot)
+{
+	char *data = first_word(sysroot, "etc/machine-id");
+
+	if (data && !*data) {
 		free(data);
 		return NULL;
 	}
@@ -388,21 +396,10 @@ char *ab_sys_running_release(const char *sysroot)
 {
 	struct utsname u;
 
-	if (!is_system_root(sysroot)) {
-		/* A scratch system says what "runs" where a real root's kernel
-		 * says it: proc/sys/kernel/osrelease. */
-		char *p = ab_path_join(sysroot, "proc/sys/kernel/osrelease"), *data = NULL;
-		size_t len = 0;
-		ab_error err = {0};
-
-		if (ab_read_file(p, 256, &data, &len, &err) < 0) {
-			free(p);
-			return NULL;
-		}
-		free(p);
-		data[strcspn(data, " \t\r\n")] = '\0';
-		return data;
-	}
+	/* A scratch system says what "runs" where a real root's kernel
+	 * says it: proc/sys/kernel/osrelease. */
+	if (!is_system_root(sysroot))
+		return first_word(sysroot, "proc/sys/kernel/osrelease");
 	return uname(&u) == 0 ? ab_xstrdup(u.release) : NULL;
 }
 
