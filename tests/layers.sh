@@ -3,7 +3,7 @@
 # of src/ is in a layer's folder, each layer includes only the layers
 # it may use, the engine is pure (no I/O headers), the library (every
 # folder but cli/) never writes to the terminal, and each header opens
-# by saying which module it is and what it owns.
+# by saying which module it is, what it owns and what it never does.
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
 
@@ -74,10 +74,15 @@ like "$(bad_includes "$T/src" engine)" '^engine/engine\.c: cli/cli\.h$' "a front
 like "$(bad_includes "$T/src" net)" '^net/cache\.c: pkg/deb\.h$' "a pkg include in net is caught"
 like "$(terminal_use "$T/src")" '^index/index_find\.c:[0-9]+:.*printf' "a printf in the library is caught"
 
-# Each header names itself and says what its module owns or is.
+# Each header names itself, says what its module owns or is, and, in
+# the same opening comment, what it never does.
 heads=$(for h in "$SRC"/*/*.h; do
 	sed -n 1p "$h" | grep -q "^/\* $(basename "$h") - ." || echo "${h#"$SRC"/}"
 done)
 is "$heads" "" "each header opens with '/* NAME.h - what it is'"
+nevers=$(for h in "$SRC"/*/*.h; do
+	sed -n '1,/\*\//p' "$h" | grep -qiE 'never|nothing|no I/O' || echo "${h#"$SRC"/}"
+done)
+is "$nevers" "" "each header's opening comment says what its module never does"
 
 plan_done

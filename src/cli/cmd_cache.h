@@ -2,6 +2,7 @@
  * download cache's housekeeping (cache.c does the work).
  *
  * Owns the subcommand's options and its output. Returns the exit status.
+ * Never touches the cache's files itself: net/cache.c does.
  */
 #ifndef AB_CMD_CACHE_H
 #define AB_CMD_CACHE_H

@@ -2,7 +2,8 @@
  *
  * Owns the subcommand's options (--output, --name, --base-url, paths),
  * writing the index atomically to --output or to standard output, and
- * its messages. Returns the exit status.
+ * its messages. Returns the exit status. Never reads a package itself:
+ * farms/indexgen.c does.
  */
 #ifndef AB_CMD_INDEX_H
 #define AB_CMD_INDEX_H

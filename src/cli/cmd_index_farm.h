@@ -2,7 +2,7 @@
  * resolved build by build and written as an index v1, so that a QA team
  * can publish a static, checked index of it. Front end: prints progress
  * and errors on standard error, the index on standard output or to
- * --output. */
+ * --output. Never parses a page or a package itself: farms/ does. */
 #ifndef AB_CMD_INDEX_FARM_H
 #define AB_CMD_INDEX_FARM_H
 

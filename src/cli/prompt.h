@@ -3,7 +3,8 @@
  * Owns the question at a manual step (good / bad / skip / retry / shell /
  * list / quit), running --launch before it, and the question about a
  * session found in the work directory. Colors only when standard error
- * is a terminal and NO_COLOR is unset. Front end only.
+ * is a terminal and NO_COLOR is unset. Front end only. Never judges a
+ * build itself: the verdict is the person's.
  */
 #ifndef AB_PROMPT_H
 #define AB_PROMPT_H
