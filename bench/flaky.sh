@@ -12,7 +12,9 @@
 #      after, against repeat-k bisection and git-bayesect's policy;
 #   3. deterministic histories, 10 to 100,000 builds;
 #   4. random rates, 10 to 100,000 builds: accuracy and time;
-#   5. --jobs k: rounds and probes.
+#   5. --jobs k: rounds and probes;
+#   6. where the runs go: by distance from the culprit, told both rates,
+#      one or neither (200 builds, 0 before, 0.4 after).
 # --quick: 100 trials per setting instead of 300.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)

@@ -91,6 +91,19 @@ typedef struct result {
 
 #define MAX_PROBES 5000
 
+/* Section 6 counts each run by its build's distance from the culprit
+ * into these buckets: <= -10, -9..-2, -1, 0, +1, +2..+9, >= +10. */
+#define WHERE_BUCKETS 7
+static double *where_runs;	/* NULL: not counting */
+
+static void count_where(const history *h, size_t i)
+{
+	long d = (long)i - (long)h->culprit;
+	int b = d <= -10 ? 0 : d <= -2 ? 1 : d == -1 ? 2 : d == 0 ? 3 : d == 1 ? 4 : d < 10 ? 5 : 6;
+	if (where_runs)
+		where_runs[b]++;
+}
+
 /* The flaky model, k builds at a time. */
 static result run_flaky(history *h, const ab_flaky_opts *o, size_t k)
 {
@@ -100,8 +113,10 @@ static result run_flaky(history *h, const ab_flaky_opts *o, size_t k)
 	size_t got;
 	while ((got = ab_flaky_next(f, out, k)) > 0) {
 		r.rounds++;
-		for (size_t u = 0; u < got; u++)
+		for (size_t u = 0; u < got; u++) {
+			count_where(h, out[u]);
 			ab_flaky_observe(f, out[u], run(h, out[u]));
+		}
 	}
 	r.probes = ab_flaky_probes(f);
 	r.right = ab_flaky_best(f) == h->culprit;
@@ -408,6 +423,33 @@ static void section_jobs(const ab_flaky_opts *o)
 	printf("\n");
 }
 
+/* Where the runs go: which builds the model runs, by distance from the
+ * culprit, told both rates, one of them, or neither. */
+static void section_where(const ab_flaky_opts *o)
+{
+	static const double fixes[4][2] = { { 0, 0.4 }, { 0, -1 }, { -1, 0.4 }, { -1, -1 } };
+	static const char *names[4] = { "both told", "before told", "after told", "both learned" };
+	printf("6. where the runs go, 200 builds, rate 0 before, 0.4 after, %u trials each\n"
+	       "   (mean runs per bisection on builds this far from the culprit)\n"
+	       "   rates          probes accuracy  <=-10 -9..-2     -1      0     +1  +2..9  >=+10\n",
+	       trials);
+	for (int m = 0; m < 4; m++) {
+		ab_flaky_opts om = *o;
+		double buckets[WHERE_BUCKETS] = { 0 };
+		om.fix_before = fixes[m][0];
+		om.fix_after = fixes[m][1];
+		where_runs = buckets;
+		stats s = flaky_stats(200, 0, 0.4, 600, &om, 1, trials);
+		where_runs = NULL;
+		printf("   %-13s %7.1f %8.3f ", names[m], s.probes / s.n, (double)s.right / s.n);
+		for (int b = 0; b < WHERE_BUCKETS; b++)
+			printf(" %6.1f", buckets[b] / s.n);
+		printf("\n");
+		fflush(stdout);
+	}
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
 	int section = 0;
@@ -437,7 +479,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--confidence") && i + 1 < argc)
 			o.confidence = atof(argv[++i]);
 		else {
-			fprintf(stderr, "usage: %s [--trials T] [--seed S] [--section 1-5] [--model-only] "
+			fprintf(stderr, "usage: %s [--trials T] [--seed S] [--section 1-6] [--model-only] "
 					"[--prior-before A B] [--prior-after A B] [--point-weights Z O] [--fix BEFORE AFTER] [--confidence P]\n",
 				argv[0]);
 			return 2;
@@ -460,5 +502,7 @@ int main(int argc, char **argv)
 		section_scale(&o);
 	if (!section || section == 5)
 		section_jobs(&o);
+	if (!section || section == 6)
+		section_where(&o);
 	return 0;
 }

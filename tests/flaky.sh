@@ -118,4 +118,20 @@ is "$("$ARTBISECT" status --work-dir "$W" --json | "$PYTHON3" -c "import json,sy
 	"both verdicts on $id are kept"
 # (A contradiction between two builds is still refused as a slip:
 # tests/session.sh.)
+
+# The simulator (bench/, part 5) still runs every section: its figures
+# are measured in bench/README.md, not asserted here, but a simulator
+# that no longer builds or prints would leave them unmeasurable.
+SIM="$TESTS_BUILDDIR/../bench/simulate"
+run "$SIM" --trials 3
+is "$RC" 0 "bench/simulate runs (3 trials a setting)"
+is "$(printf '%s\n' "$OUT" | grep -cE '^[1-6]\. ')" 6 "bench/simulate prints its six sections"
+like "$(printf '%s\n' "$OUT" | grep -A 2 '^6\. ' | tail -n 1)" \
+	'^   rates +probes accuracy' "section 6 heads its table"
+like "$(printf '%s\n' "$OUT" | grep -E '^   both told ')" \
+	'^   both told +[0-9]+\.[0-9] +[01]\.[0-9]{3}( +[0-9]+\.[0-9]){7}$' \
+	"section 6: probes, accuracy and runs at seven distances from the culprit"
+run "$SIM" --sections 2
+is "$RC" 2 "bench/simulate: an unknown option exits 2"
+like "$ERR" '^usage: .*--section 1-6' "and says the usage"
 plan_done
