@@ -5,8 +5,9 @@
  * --good/--bad, the saved session (session.c) and its lock, wiring the
  * library's callbacks to the terminal (progress, prompt), and printing
  * the report and the next step. One function per subcommand; each
- * returns the exit status. main.c only picks the function. Never downloads, unpacks or runs a
- * probe itself: bisect/ does, and reports through the callbacks wired here.
+ * returns the exit status. main.c only picks the function. Never
+ * downloads, unpacks or runs a probe itself: bisect/ does, and reports
+ * through the callbacks wired here.
  */
 #ifndef AB_CMD_BISECT_H
 #define AB_CMD_BISECT_H

@@ -3,8 +3,9 @@
  * Owns the step lines ("testing build X"), verdict lines and, only when
  * standard error is a terminal, the downloads: one line per active
  * transfer and an overall line (bytes, rate, time left), redrawn in
- * place as pacman and curl do. Part of the front end: the only place that prints them. Never decides
- * anything: it shows what the library reports through its callbacks.
+ * place as pacman and curl do. Part of the front end: the only place
+ * that prints them. Never decides anything: it shows what the library
+ * reports through its callbacks.
  */
 #ifndef AB_PROGRESS_H
 #define AB_PROGRESS_H
