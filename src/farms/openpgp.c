@@ -459,17 +459,19 @@ static const char *label_or(const char *label)
 	return label ? label : "signature";
 }
 
-int ab_pgp_verify(ab_pgp *p, const char *data, size_t len, const char *sig, size_t siglen,
-		  const char *label, char *signer, size_t signer_size, char **why)
+/* Checks the detached signature sig over td, which td_err says whether
+ * GPGME could make; td is released. */
+static int verify_detached(ab_pgp *p, gpgme_error_t td_err, gpgme_data_t td, const char *sig,
+			   size_t siglen, const char *label, char *signer, size_t signer_size,
+			   char **why)
 {
-	gpgme_data_t sd = NULL, td = NULL;
+	gpgme_data_t sd = NULL;
 	int rc;
 
 	label = label_or(label);
 	/* GPGME takes no NULL buffer, even of no bytes. */
-	if (gpgme_data_new_from_mem(&sd, sig ? sig : "", siglen, 0) ||
-	    gpgme_data_new_from_mem(&td, data ? data : "", len, 0)) {
-		gpgme_data_release(sd);
+	if (td_err || gpgme_data_new_from_mem(&sd, sig ? sig : "", siglen, 0)) {
+		gpgme_data_release(td);
 		*why = ab_xasprintf(_("%s: not an OpenPGP signature"), label);
 		return 1;
 	}
@@ -479,6 +481,15 @@ int ab_pgp_verify(ab_pgp *p, const char *data, size_t len, const char *sig, size
 	gpgme_data_release(sd);
 	gpgme_data_release(td);
 	return rc;
+}
+
+int ab_pgp_verify(ab_pgp *p, const char *data, size_t len, const char *sig, size_t siglen,
+		  const char *label, char *signer, size_t signer_size, char **why)
+{
+	gpgme_data_t td = NULL;
+	gpgme_error_t e = gpgme_data_new_from_mem(&td, data ? data : "", len, 0);
+
+	return verify_detached(p, e, td, sig, siglen, label, signer, signer_size, why);
 }
 
 /* The file behind a descriptor, read with pread from its own offset so
@@ -533,22 +544,11 @@ int ab_pgp_verify_fd(ab_pgp *p, int fd, const char *sig, size_t siglen, const ch
 {
 	struct gpgme_data_cbs cbs = { .read = fd_src_read, .seek = fd_src_seek };
 	struct fd_src src = { .fd = fd, .off = 0 };
-	gpgme_data_t sd = NULL, td = NULL;
-	int rc;
+	gpgme_data_t td = NULL;
+	gpgme_error_t e = gpgme_data_new_from_cbs(&td, &cbs, &src);
 
-	label = label_or(label);
-	if (gpgme_data_new_from_mem(&sd, sig ? sig : "", siglen, 0) ||
-	    gpgme_data_new_from_cbs(&td, &cbs, &src)) {
-		gpgme_data_release(sd);
-		*why = ab_xasprintf(_("%s: not an OpenPGP signature"), label);
-		return 1;
-	}
-	pthread_mutex_lock(&p->lock);
-	rc = verify_locked(p, sd, td, NULL, false, label, signer, signer_size, why);
-	pthread_mutex_unlock(&p->lock);
-	gpgme_data_release(sd);
-	gpgme_data_release(td);
-	return rc;
+	/* src lives until verify_detached has released td */
+	return verify_detached(p, e, td, sig, siglen, label, signer, signer_size, why);
 }
 
 static bool has_clearsign_header(const char *data, size_t len)
