@@ -13,6 +13,7 @@
 #include "farms/pkgnames.h"
 #include "base/util.h"
 #include "tap.h"
+#include "nginx-page.h"
 
 static void parses(const char *file, const char *name, const char *epoch, const char *version,
 		   const char *rel, const char *arch, const char *evr, ab_archpkg_comp comp)
@@ -58,26 +59,6 @@ static void segment(const char *url, const char *want)
 	tap_ok(want ? got && !strcmp(got, want) : !got, "last segment of %s: %s (got %s)", url,
 	       want ? want : "none", got ? got : "none");
 	free(got);
-}
-
-/* A listing page as nginx writes it, names only. */
-static ab_listing *page(const char *const *names, const char *url)
-{
-	ab_buf b = {0};
-	ab_error err = {0};
-	ab_listing *l;
-	size_t i;
-
-	ab_buf_puts(&b, "<html><head><title>Index of /</title></head><body><h1>Index of /</h1><hr><pre>"
-			"<a href=\"../\">../</a>\n");
-	for (i = 0; names[i]; i++)
-		ab_buf_printf(&b, "<a href=\"%s\">%s</a> 01-Jan-2024 00:00 1234\n", names[i], names[i]);
-	ab_buf_puts(&b, "</pre><hr></body></html>\n");
-	l = ab_listing_parse(b.data, b.len, url, &err);
-	if (!l)
-		tap_diag("listing: %s", err.msg);
-	ab_buf_free(&b);
-	return l;
 }
 
 int main(void)
@@ -198,21 +179,21 @@ int main(void)
 		const char *url = "http://127.0.0.1:8080/packages/l/linux/";
 		ab_listing *l;
 
-		l = page(signed_page, url);
+		l = nginx_page(signed_page, url, "1234");
 		tap_ok(l && ab_archpkg_recognise(l) == 2, "two signed packages: sure");
 		ab_listing_free(l);
-		l = page(unsigned_page, url);
+		l = nginx_page(unsigned_page, url, "1234");
 		tap_ok(l && ab_archpkg_recognise(l) == 1, "two packages, one signed: maybe");
 		ab_listing_free(l);
-		l = page(other_page, url);
+		l = nginx_page(other_page, url, "1234");
 		tap_ok(l && ab_archpkg_recognise(l) == 0, "a mainline page: no");
 		ab_listing_free(l);
-		l = page(sig_dirs, url);
+		l = nginx_page(sig_dirs, url, "1234");
 		tap_ok(l && ab_archpkg_recognise(l) == 1, "a .sig that is a directory is no signature");
 		ab_listing_free(l);
 		tap_ok(ab_archpkg_recognise(NULL) == 0, "no listing: no");
 
-		l = page(signed_page, url);
+		l = nginx_page(signed_page, url, "1234");
 		if (l) {
 			ab_listing_names names;
 			const ab_listing_entry *e;

@@ -13,6 +13,7 @@
 #include "farms/pkgnames.h"
 #include "base/util.h"
 #include "tap.h"
+#include "nginx-page.h"
 
 static void split(const char *id, const char *v, const char *r)
 {
@@ -52,25 +53,6 @@ static void rpmfile(const char *file, const char *n, const char *v, const char *
 	else
 		tap_ok(!ok && !f.name, "%s: not an RPM file name", file);
 	ab_rpmfile_free(&f);
-}
-
-static ab_listing *page(const char *const *names, const char *url)
-{
-	ab_buf b = {0};
-	ab_error err = {0};
-	ab_listing *l;
-	size_t i;
-
-	ab_buf_puts(&b, "<html><head><title>Index of /</title></head><body><h1>Index of /</h1><hr><pre>"
-			"<a href=\"../\">../</a>\n");
-	for (i = 0; names[i]; i++)
-		ab_buf_printf(&b, "<a href=\"%s\">%s</a> 01-Jan-2024 00:00 -\n", names[i], names[i]);
-	ab_buf_puts(&b, "</pre><hr></body></html>\n");
-	l = ab_listing_parse(b.data, b.len, url, &err);
-	if (!l)
-		tap_diag("listing: %s", err.msg);
-	ab_buf_free(&b);
-	return l;
 }
 
 int main(void)
@@ -151,7 +133,7 @@ int main(void)
 		static const char *const named[] = {"v6.8/", "6.8.1/", NULL};
 		ab_listing *l;
 
-		l = page(versions, "https://kojipkgs.fedoraproject.org/packages/kernel/");
+		l = nginx_page(versions, "https://kojipkgs.fedoraproject.org/packages/kernel/", "-");
 		tap_ok(l && ab_koji_recognise(l, "https://kojipkgs.fedoraproject.org/packages/kernel/") == 2,
 		       "packages/kernel/ with version directories: sure");
 		tap_ok(l && ab_koji_recognise(l, "https://kojipkgs.fedoraproject.org/packages/kernel") == 2,
@@ -159,11 +141,11 @@ int main(void)
 		tap_ok(l && ab_koji_recognise(l, "http://127.0.0.1:8080/mirror/kernel/") == 1,
 		       "version directories elsewhere: maybe");
 		ab_listing_free(l);
-		l = page(mixed, "http://127.0.0.1:8080/packages/kernel/");
+		l = nginx_page(mixed, "http://127.0.0.1:8080/packages/kernel/", "-");
 		tap_ok(l && ab_koji_recognise(l, "http://127.0.0.1:8080/packages/kernel/") == 0,
 		       "a file among them: no");
 		ab_listing_free(l);
-		l = page(named, "http://127.0.0.1:8080/packages/kernel/");
+		l = nginx_page(named, "http://127.0.0.1:8080/packages/kernel/", "-");
 		tap_ok(l && ab_koji_recognise(l, "http://127.0.0.1:8080/packages/kernel/") == 0,
 		       "a directory not starting with a digit: no");
 		ab_listing_free(l);
