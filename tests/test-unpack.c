@@ -675,8 +675,9 @@ static void test_attacks(void)
 	attack("zip '..' path", "zip", zip_dotdot, N(zip_dotdot), "../outside/zip-pwned");
 	attack("zip absolute path", "zip", zip_abs, N(zip_abs), abs_file);
 	p = in_root("ok");
-	tap_ok(1, "refusals leave partial roots for the caller to remove (%s)",
-	       access(p, F_OK) == 0 ? "partial" : "empty");
+	/* partial or empty: either is the caller's to remove, so not a test */
+	tap_diag("refusals leave partial roots for the caller to remove (%s)",
+		 access(p, F_OK) == 0 ? "partial" : "empty");
 	free(p);
 	free(abs_file);
 	free(abs_dir);
