@@ -16,14 +16,16 @@ command -v chromium >/dev/null 2>&1 ||
 ab() { "$ARTBISECT" --cache-dir "$T/cache" "$@"; }
 
 # chromium PAGE ARGS...: headless, with its own profile, no background
-# traffic of its own that is not labelled so, and no host resolving.
+# traffic of its own that is not labelled so, and no host resolving
+# but 127.0.0.1 (the test server, so that a request a page makes there
+# is seen in its log).
 chrome() {
 	local page=$1
 	shift
 	timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$T/chrome" \
 		--no-first-run --disable-background-networking --disable-component-update \
 		--disable-sync --disable-default-apps --disable-extensions \
-		--host-resolver-rules="MAP * ~NOTFOUND" "$@" "file://$page" 2>>"$T/chrome.err"
+		--host-resolver-rules="MAP * ~NOTFOUND, EXCLUDE 127.0.0.1" "$@" "file://$page" 2>>"$T/chrome.err"
 }
 
 # The checks on one page, from the DOM Chromium built (html.parser over
@@ -238,6 +240,12 @@ reset_log
 run ab --index "$BASE/evil/index.json" --probe ./usr/bin/app --json --report "$T/hostile.html" --work-dir "$T/w4"
 echo "$OUT" > "$T/hostile.json"
 is "$RC/$(json_get "$T/hostile.json" result)" 0/found "hostile names: the run finds the culprit"
+# The server's log sees a request a page makes to it (or the check
+# below would pass whatever the page does).
+reset_log
+printf '<!DOCTYPE html><html><body><img src="%s/canary-control.png"></body></html>\n' "$BASE" > "$T/canary-control.html"
+chrome "$T/canary-control.html" --dump-dom > /dev/null
+tap_ok $(( $(count_requests canary-control) > 0 ? 0 : 1 )) "the test server's log sees a request a page makes to it"
 reset_log
 render hostile "$T/hostile.json" all-marks hostile
 is "$(count_requests canary)" 0 "hostile names: the browser asked the test server for nothing"
