@@ -55,7 +55,7 @@ PY
 run bash -c "cd '$T/names' && '$ARTBISECT' index d > index.json"
 is "$RC" 0 "index: file names not UTF-8 or with controls do not crash it"
 ok "index: what it wrote is valid JSON" "$PYTHON3" -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/names/index.json"
-unlike "$(cat "$T/names/index.json")" $'\x1b' "index: no raw ESC in what it wrote"
+like "$(cat "$T/names/index.json")" '"app-4%1B\[31m"' "index: an ESC in a name is written %1B in the id"
 run "$ARTBISECT" --index "$T/names/index.json" --work-dir "$T/w-names" --cache-dir "$T/c" --probe ./app --json
 is "$RC" 0 "index: what it wrote loads and bisects"
 is "$(json_get "$T/run.out" first_new.id)" "app-3%0Ax" "index: the control character is written %XX in the id"

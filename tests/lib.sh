@@ -151,6 +151,13 @@ tap_ok() {
 	return 0
 }
 
+# none_found GREP-STATUS DESC: passes when grep found nothing and read
+# every file (status 1); a match (0) or a file it could not read (2),
+# such as a report never written, fails.
+none_found() {
+	tap_ok $(( $1 == 1 ? 0 : 1 )) "$2"
+}
+
 ok() {
 	local desc=$1 rc=0
 	shift
