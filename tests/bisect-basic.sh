@@ -86,7 +86,8 @@ run "$ARTBISECT" --index "$T/named/index.json" --probe "$probe" --json \
 is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0033 "--good by id, --bad by commit prefix: found"
 tested=$(echo "$OUT" | json_get - tested)
 tap_ok $(( tested <= 5 ? 0 : 1 )) "20 candidates need at most 5 probes ($tested)"
-like "$(echo "$OUT" | json_get - steps)" '"index": (2[1-9]|3[0-9])' "only builds inside the range are tested"
+is "$(echo "$OUT" | "$PYTHON3" -c 'import json, sys; s = json.load(sys.stdin)["steps"]; print(len(s) > 0, sum(1 for x in s if not 20 < x["index"] < 40))')" "True 0" \
+	"only builds inside the range are tested"
 
 # Bad ends: exit 2 before anything is downloaded.
 reset_log

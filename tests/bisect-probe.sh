@@ -37,7 +37,9 @@ like "$(cat "$ENVLOG")" "artifact=$first_sha" "ARTBISECT_ARTIFACTS lists the ver
 first_url=$(json_get "$T/farm/index.json" "builds.$((10#${first_build#b})).artifacts.0.url")
 like "$(cat "$ENVLOG")" "url=$BASE/$first_url" "ARTBISECT_ARTIFACT_URLS: where the farm has them"
 like "$(cat "$ENVLOG")" "sha=$first_sha" "ARTBISECT_ARTIFACT_SHA256S: their digests"
-is "$(grep -c '^url=' "$ENVLOG")" "$(grep -c '^artifact=' "$ENVLOG")" "as many URLs as artifact files"
+steps=$(grep -c '^step=' "$ENVLOG")
+is "$(grep -c "^url=$BASE/builds/b[0-9]*\.tar\.gz\$" "$ENVLOG")/$(grep -c '^artifact=[0-9a-f]\{64\}$' "$ENVLOG")" \
+	"$steps/$steps" "one artifact URL and one digest for each of the $steps runs"
 
 # Exit 125 skips: build 5 is untestable in this farm.
 run "${A[@]}" --probe './usr/bin/app' --good b0001 --bad b0009

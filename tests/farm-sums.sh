@@ -67,7 +67,7 @@ for srv in $(farm_servers); do
 	farm_bisect "$srv-dup" --index "$U/dup/$NP" --farm sums --arch x86_64 --keyring "$FARM_KEY" --probe "$T/app.probe"
 	is "$RC" 1 "$srv: a file named twice in SHA256SUMS: inconclusive (exit 1)"
 	is "$(step_field "$T/$srv-dup.json" "$CULPRIT" by)" "unavailable" "$srv: named twice: that build is unavailable"
-	like "$(step_field "$T/$srv-dup.json" "$CULPRIT" reason)" '.' "$srv: named twice: the report says why"
+	like "$(step_field "$T/$srv-dup.json" "$CULPRIT" reason)" 'listed twice with different digests' "$srv: named twice: the report says why"
 	ok "$srv: named twice: the build is never unpacked" not_probed app "$CULPRIT"
 
 	stop_farm_server "$srv"
