@@ -565,6 +565,7 @@ static void test_source_url(void)
 {
 	ab_error err;
 	char *u, *cwd = getcwd(NULL, 0), *want;
+	bool plain;
 
 	u = ab_index_source_url("http://h:1/farm/index.json", &err);
 	tap_ok(u && !strcmp(u, "http://h:1/farm/index.json"), "http URL kept");
@@ -583,7 +584,14 @@ static void test_source_url(void)
 	free(u);
 	u = ab_index_source_url("tests/no-such-index.json", &err);
 	want = ab_xasprintf("file://%s/tests/no-such-index.json", cwd);
-	tap_ok(u && (!strcmp(u, want) || !strncmp(u, "file:///", 8)), "relative path made absolute: %s", u ? u : err.msg);
+	/* exactly, unless the working directory holds characters the URL
+	 * encodes; then its scheme and its end */
+	plain = strspn(cwd, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-~") ==
+		strlen(cwd);
+	tap_ok(u && (plain ? !strcmp(u, want) :
+			     !strncmp(u, "file:///", 8) && strlen(u) >= 33 &&
+				     !strcmp(u + strlen(u) - 25, "/tests/no-such-index.json")),
+	       "relative path made absolute: %s", u ? u : err.msg);
 	if (u && strcmp(u, want))
 		tap_diag("(cwd %s has symlinks or odd characters; wanted %s)", cwd, want);
 	free(want);
