@@ -103,7 +103,10 @@ run "$ARTBISECT" --index "$T/farm/index.json" --work-dir "$T/work" --cache-dir "
 	--probe ./usr/bin/app --json --keep-roots --no-prefetch
 is "$(fingerprint)" "$before" "as $(id -un): nothing outside the scratch roots changed"
 rc_root=$RC
-tap_ok $([ "$RC" = 3 ] || [ "$RC" = 1 ] || [ "$RC" = 0 ]; echo $?) "as $(id -un): an answer or a refusal, no crash (exit $RC)"
+# b0015 breaks the app, but it and the builds around it carry attacks
+# that are refused: inconclusive, b0015 among the candidates.
+is "$RC/$(echo "$OUT" | json_get - result)" 1/inconclusive "as $(id -un): inconclusive (exit 1), no crash"
+like "$(echo "$OUT" | json_get - candidates)" '"b0015"' "the culprit b0015 is among the candidates"
 reasons=$(echo "$OUT" | "$PYTHON3" -c 'import json,sys; print("\n".join(s.get("reason","") for s in json.load(sys.stdin)["steps"]))')
 like "$reasons" "unsafe entry '\\.\\./\\.\\./escaped-by-artbisect': path leaves the root" "a .. path is refused, named"
 like "$reasons" "unsafe entry '/tmp/escaped-by-artbisect-abs': absolute path" "an absolute path is refused, named"

@@ -293,8 +293,12 @@ done
 # build saw 0 of 2): at most as many Canceled as stopped, and none still
 # running (above). That a cancel reaches LAVA is checked below, at
 # Ctrl-C, where the job is surely mid-boot.
+healths=$(for id in $(grep -o 'canceled LAVA job [0-9]*' <<<"$ERR" | awk '{print $4}'); do
+	job_field "$id" health; done | sort | uniq -c | awk '{printf "%s %s; ", $2, $1}')
+like "${healths:-none}" '^(none|((Canceled|Complete) [0-9]+; )+)$' \
+	"each job of a probe stopped as useless ends Canceled, or Complete if it ended first ($healths)"
 tap_ok $(( canceled <= stopped ? 0 : 1 )) \
-	"jobs artbisect stopped as useless are canceled in LAVA ($canceled of $stopped; one may finish first)"
+	"no more jobs Canceled in LAVA than artbisect stopped ($canceled of $stopped)"
 
 # A job made useless mid-boot, for sure: u0 boots, u1 panics, u2 hangs,
 # u3 panics. With --jobs 2, u1 and u2 run at once; u1's panic, judged
