@@ -31,7 +31,8 @@ is "$(ls "$T/cache/sha256" | grep -c .)" "$(echo "$OUT" | json_get - tested)" "o
 is "$(ls "$T/cache/tmp" | wc -l)" 0 "no temporary files are left"
 
 # 503 twice, then fine: retried, same answer; with the default delay,
-# the two retries waited 1 s and 2 s, each give or take a quarter.
+# the two retries wait 1 s and 2 s, each give or take a quarter (the
+# lower bounds are checked: an upper one would be a timed test).
 fresh
 set_faults '{"builds/b0015.tar.gz": ["503", "503"]}'
 t0=$(date +%s.%N)
@@ -41,7 +42,7 @@ is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0020 "503 twice: retried an
 is "$(count_requests '^GET /builds/b0015.tar.gz 503')" 2 "two 503s were served"
 like "$ERR" 'HTTP status 503; retrying' "retries are reported"
 awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a >= 2.25) }'
-tap_ok $? "by default the retries waited 0.75-1.25 s, then 1.5-2.5 s ($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f s in all", b - a }'))"
+tap_ok $? "by default the retries waited at least 0.75 s, then 1.5 s: 2.25 s or more ($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f s in all", b - a }'))"
 # --retry-delay 0: retried at once, and kept by the session.
 fresh
 set_faults '{"builds/b0015.tar.gz": ["503", "503"]}'

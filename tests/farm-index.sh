@@ -22,7 +22,7 @@ KP=$(json_get "$F/koji.json" url_path)
 farm_probe generic 'boot/vmlinuz-*-generic' 'boot/vmlinuz-*' 'lib/modules/*-generic/modules.dep'
 farm_probe core 'lib/modules/*/vmlinuz' 'lib/modules/*/vmlinuz' '!lib/modules/*/kernel'
 
-# check_index FILE: a valid index v1 whose every build but failed ones has
+# check_index FILE: a valid index v1 with builds, whose every one but failed ones has
 # artifacts with absolute http URLs and a sha256. Prints what is wrong.
 check_index() {
 	"$PYTHON3" -c '
@@ -33,9 +33,11 @@ except (OSError, ValueError) as e:
     print("no index: %s" % e)
     sys.exit(0)
 bad = []
-if d.get("version") != 1:
-    bad.append("version %r" % d.get("version"))
-for b in d.get("builds", []):
+if d.get("format") != "artbisect-index" or d.get("version") != 1:
+    bad.append("format %r version %r" % (d.get("format"), d.get("version")))
+if not d.get("builds"):
+    bad.append("no builds")
+for b in d.get("builds") or []:
     if b.get("status") == "failed":
         continue
     arts = b.get("artifacts") or []

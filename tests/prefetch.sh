@@ -87,6 +87,7 @@ is "$(ls -a "$T/work4/roots" 2>/dev/null | grep -c early)" 0 "no early root is l
 : > "$EARLYLOG"
 NEXT_ANY=1 run "$ARTBISECT" --index "$BASE/index.json" --probe "sleep 0.5; sh $T/early.sh" --json \
 	--no-prefetch --cache-dir "$T/cache4" --work-dir "$T/work5"
+is "$RC/$(grep -c . "$EARLYLOG")" "0/$(echo "$OUT" | json_get - tested)" "--no-prefetch: found, and the probe logged each of its runs"
 is "$(cut -d' ' -f2- "$EARLYLOG" | tr -d ' \n')" "" "--no-prefetch: nothing is unpacked early"
 
 # On a small disk nothing is unpacked early: an early root would take

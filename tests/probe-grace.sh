@@ -39,6 +39,7 @@ run "$ARTBISECT" --index "$BASE/index.json" --cache-dir "$T/cache" --work-dir "$
 	--timeout 1 --timeout-verdict skip --no-prefetch --good b0000 --bad b0002 --probe "$T/stubborn"
 pid=$(awk '{print $2}' "$T/stubborn.log" | head -n 1)
 is "$RC" 1 "a probe that ignores TERM: the run still ends"
+like "$pid" '^[0-9]+$' "the probe that ignores TERM ran (pid $pid)"
 # Gone, or a zombie left for init to reap: not running any more.
 state=$(ps -o stat= -p "$pid" 2>/dev/null | tr -d ' ')
 like "${state:-gone}" '^(gone|Z.*)$' "the probe that ignored TERM was killed (state: ${state:-gone})"

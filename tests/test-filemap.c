@@ -135,6 +135,7 @@ int main(void)
 	/* A SIGBUS outside every map is still fatal, the handler in place. */
 	p = make_file("other", 2 * MB, 1);
 	m = ab_filemap_open(p, MB, 4 * MB);	/* installs the handler */
+	tap_ok(m != NULL, "SIGBUS case: a map, and so its handler, is in place");
 	q = make_file("raw", 2 * MB, 1);
 	pid = fork();
 	if (pid == 0) {
