@@ -275,30 +275,19 @@ like "$(cat "$T/j1.md")" "\\[LAVA job [0-9]+\\]\\($LAVA_URL/scheduler/job/[0-9]+
 is "$(echo "$OUT" | json_get - tested)" "$(grep -c 'LAVA job: ' <<<"$ERR")" "one LAVA job per step"
 is "$(settled && echo none)" none "no LAVA job left running"
 
-first=$(last_job)
 bisect j2 --jobs 2
 is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/k3 "--jobs 2: the first bad build is found through LAVA"
 is "$(settled && echo none)" none "no LAVA job left running"
-stopped=$(grep -c 'canceled LAVA job' <<<"$ERR")
-# A cancel is asynchronous in LAVA (Canceling, then Canceled): wait for
-# the scheduler to finish the ones asked for, up to 30 s.
-for i in $(seq 60); do
-	canceled=$(lava_api "jobs/?health=Canceled&limit=100" | "$PYTHON3" -c "import json,sys; print(sum(1 for j in json.load(sys.stdin)['results'] if j['id'] > $first))")
-	[ "$canceled" -ge "$stopped" ] && break
-	sleep 0.5
-done
-# A job that reaches its end while its cancel is on the way stays
-# Complete, and with early verdicts a stopped probe's job is often in
-# LAVA's finalize already, which a cancel does not stop (the sanitizer
-# build saw 0 of 2): at most as many Canceled as stopped, and none still
-# running (above). That a cancel reaches LAVA is checked below, at
-# Ctrl-C, where the job is surely mid-boot.
+# Every job is finished now (settled, above). A job that reaches its
+# end while its cancel is on the way stays Complete, and with early
+# verdicts a stopped probe's job is often in LAVA's finalize already,
+# which a cancel does not stop: each job artbisect says it canceled is
+# Canceled or Complete, never Incomplete. That a cancel surely reaches
+# LAVA is checked below, at Ctrl-C, where the job is mid-boot.
 healths=$(for id in $(grep -o 'canceled LAVA job [0-9]*' <<<"$ERR" | awk '{print $4}'); do
 	job_field "$id" health; done | sort | uniq -c | awk '{printf "%s %s; ", $2, $1}')
 like "${healths:-none}" '^(none|((Canceled|Complete) [0-9]+; )+)$' \
-	"each job of a probe stopped as useless ends Canceled, or Complete if it ended first ($healths)"
-tap_ok $(( canceled <= stopped ? 0 : 1 )) \
-	"no more jobs Canceled in LAVA than artbisect stopped ($canceled of $stopped)"
+	"each job of a probe stopped as useless ends Canceled, or Complete if it ended first (${healths:-none stopped})"
 
 # A job made useless mid-boot, for sure: u0 boots, u1 panics, u2 hangs,
 # u3 panics. With --jobs 2, u1 and u2 run at once; u1's panic, judged
