@@ -459,8 +459,8 @@ static const char *label_or(const char *label)
 	return label ? label : "signature";
 }
 
-/* Checks the detached signature sig over td, which td_err says whether
- * GPGME could make; td is released. */
+/* Checks the detached signature sig over the data td; td_err is the
+ * error from making td, if any. Releases td. */
 static int verify_detached(ab_pgp *p, gpgme_error_t td_err, gpgme_data_t td, const char *sig,
 			   size_t siglen, const char *label, char *signer, size_t signer_size,
 			   char **why)
