@@ -33,17 +33,30 @@ static void tap_diag(const char *fmt, ...)
 	putchar('\n');
 }
 
+/* One result line: "ok" or "not ok" as cond says, or a skip saying why
+ * when the check cannot run here (run false). */
+static void tap_vresult(int run, const char *why, int cond, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0), unused));
+static void tap_vresult(int run, const char *why, int cond, const char *fmt, va_list ap)
+{
+	if (run && !cond)
+		tap_failed++;
+	printf("%sok %d - ", !run || cond ? "" : "not ", ++tap_n);
+	vprintf(fmt, ap);
+	if (!run)
+		printf(" # SKIP %s", why);
+	putchar('\n');
+	fflush(stdout);
+}
+
 /* A check that cannot run here: counted, reported as a TAP skip. */
 static void tap_skip(const char *why, const char *fmt, ...) __attribute__((format(printf, 2, 3), unused));
 static void tap_skip(const char *why, const char *fmt, ...)
 {
 	va_list ap;
-	printf("ok %d - ", ++tap_n);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	tap_vresult(0, why, 1, fmt, ap);
 	va_end(ap);
-	printf(" # SKIP %s\n", why);
-	fflush(stdout);
 }
 
 /* tap_ok when run is true, else a skip saying why. */
@@ -52,16 +65,9 @@ static void tap_ok_if(int run, const char *why, int cond, const char *fmt, ...)
 static void tap_ok_if(int run, const char *why, int cond, const char *fmt, ...)
 {
 	va_list ap;
-	if (run && !cond)
-		tap_failed++;
-	printf("%sok %d - ", !run || cond ? "" : "not ", ++tap_n);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	tap_vresult(run, why, cond, fmt, ap);
 	va_end(ap);
-	if (!run)
-		printf(" # SKIP %s", why);
-	putchar('\n');
-	fflush(stdout);
 }
 
 /* Call last: prints the plan and returns main's exit status. */
