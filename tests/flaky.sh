@@ -59,8 +59,12 @@ like "$ERR" 'Runs \(failed/passed\):.* b0037 [0-9]+/[0-9]+' "and each build's ru
 export COUNTER="$T/count-jobs"
 run ab --work-dir "$T/w-jobs" --flaky --jobs 2 --probe "$T/flaky-probe" --json
 is "$RC:$(printf '%s' "$OUT" | json_get - first_new.id)" 0:b0037 "--flaky --jobs 2: the culprit is b0037"
-is "$(printf '%s' "$OUT" | json_get - flaky.probes)" "$(wc -l < "$T/count-jobs.log")" \
-	"--flaky --jobs 2: every run is an observation"
+# The run still in flight when the answer comes is stopped and gives no
+# verdict; every run that ended counts.
+probes=$(printf '%s' "$OUT" | json_get - flaky.probes)
+total=$(wc -l < "$T/count-jobs.log")
+tap_ok $(( probes == total || probes == total - 1 ? 0 : 1 )) \
+	"--flaky --jobs 2: every run that ended is an observation ($probes of $total started)"
 
 # Ctrl-C in the middle, then `artbisect run`: every run is kept.
 export COUNTER="$T/count2"

@@ -21,6 +21,10 @@
  * search stops when one block holds the confidence, as engine.c's
  * INCONCLUSIVE range when the block has more than one build.
  *
+ * While every run agrees with one boundary (passes below, fails from
+ * it on) and the builds on both sides of it have runs, only those two
+ * are chosen: the end game of a farm that looks deterministic.
+ *
  * The stop is stricter than the confidence asked: the odds against the
  * best block must be 1.5 times smaller (0.967 for 0.95), and up to 5.5
  * times (0.991) when the learned rates are close or barely measured,
@@ -74,8 +78,9 @@ bool ab_flaky_untestable(const ab_flaky *f, size_t idx);
 
 /* Up to k (at most AB_FLAKY_MAX_NEXT) distinct builds to run next,
  * best first, written to out; 0 when done. The first has the greatest
- * expected information gain about the culprit and the rates; each next one the
- * greatest joint gain together with those before it (greedy). */
+ * expected information gain about the culprit and the rates (or, in
+ * the end game above, the more telling of the two builds); each next
+ * one the greatest joint gain together with those before it (greedy). */
 size_t ab_flaky_next(const ab_flaky *f, size_t *out, size_t k);
 /* The best block holds the confidence, max_probes runs were seen, or
  * no build is left to run. */
