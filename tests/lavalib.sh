@@ -66,10 +66,12 @@ lava_unfinished() {
 for j in TestJob.objects.exclude(state=TestJob.STATE_FINISHED): print(j.id)" 2>/dev/null
 }
 
+# Every service starts with fd 8 (the lock) closed: one that inherited it
+# and outlived a killed test would hold the lock for the next one.
 _lava_bg() {	# NAME COMMAND...: a service in the background, logged
 	local name=$1
 	shift
-	PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@" > "$T/lava/$name.log" 2>&1 &
+	PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@" > "$T/lava/$name.log" 2>&1 8>&- &
 	_lava_pids="$_lava_pids $!"
 }
 
@@ -102,7 +104,7 @@ lava_start() {
 	flock -w 600 8 || bail_out "another LAVA test holds /run/lock/artbisect-lava.lock"
 	at_exit lava_stop
 	if ! pg_ctlcluster "$_lava_pgver" main status > /dev/null 2>&1; then
-		pg_ctlcluster "$_lava_pgver" main start > "$T/lava/pg.log" 2>&1 ||
+		pg_ctlcluster "$_lava_pgver" main start > "$T/lava/pg.log" 2>&1 8>&- ||
 			skip_all "PostgreSQL does not start: $(tail -n 1 "$T/lava/pg.log")"
 		_lava_pg_started=1
 	fi
