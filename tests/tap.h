@@ -7,32 +7,6 @@
 
 static int tap_n, tap_failed;
 
-static void tap_ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3), unused));
-static void tap_ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-	tap_n++;
-	if (!cond)
-		tap_failed++;
-	printf("%sok %d - ", cond ? "" : "not ", tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-
-static void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2), unused));
-static void tap_diag(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
-
 /* One result line: "ok" or "not ok" as cond says, or a skip saying why
  * when the check cannot run here (run false). */
 static void tap_vresult(int run, const char *why, int cond, const char *fmt, va_list ap)
@@ -47,6 +21,26 @@ static void tap_vresult(int run, const char *why, int cond, const char *fmt, va_
 		printf(" # SKIP %s", why);
 	putchar('\n');
 	fflush(stdout);
+}
+
+static void tap_ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3), unused));
+static void tap_ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tap_vresult(1, NULL, cond, fmt, ap);
+	va_end(ap);
+}
+
+static void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2), unused));
+static void tap_diag(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
 }
 
 /* A check that cannot run here: counted, reported as a TAP skip. */
