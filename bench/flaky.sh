@@ -14,7 +14,9 @@
 #   4. random rates, 10 to 100,000 builds: accuracy and time;
 #   5. --jobs k: rounds and probes;
 #   6. where the runs go: by distance from the culprit, told both rates,
-#      one or neither (200 builds, 0 before, 0.4 after).
+#      one or neither (200 builds, 0 before, 0.4 after);
+#   7. section 2's cost beside a floor for any method and what a chooser
+#      told the culprit needs to reach this model's stop.
 # --quick: 100 trials per setting instead of 300.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)

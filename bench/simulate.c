@@ -450,6 +450,123 @@ static void section_where(const ab_flaky_opts *o)
 	printf("\n");
 }
 
+/* The chooser of section 7: told where the culprit is (and the true
+ * rates, for the odds of each outcome), it runs whichever build among
+ * the few that bear on the answer most raises the expected log odds of
+ * the true culprit (reaching the stop counts as odds of e^50), until
+ * the model stops. Its runs are about what any
+ * choice rule needs to reach this model's stop, less the search. */
+static double log_odds(double p)
+{
+	if (p > 1 - 1e-15)
+		p = 1 - 1e-15;
+	if (p < 1e-300)
+		p = 1e-300;
+	return log(p / (1 - p));
+}
+
+#define DONE_ODDS 50.0
+
+static result run_told_culprit(history *h, const ab_flaky_opts *o)
+{
+	result r = { 0, 0, 0 };
+	size_t n = h->n, c = h->culprit;
+	ab_flaky *f = ab_flaky_new(n, 0, n - 1, o);
+	while (!ab_flaky_done(f)) {
+		size_t cand[] = { 0, c > 1 ? c - 2 : 0, c - 1, c, c + 1 < n ? c + 1 : n - 1,
+				  n - 1, c / 2, c + (n - 1 - c) / 2 };
+		size_t pick = c;
+		double best = -INFINITY;
+		for (size_t u = 0; u < sizeof cand / sizeof *cand; u++) {
+			double pf = cand[u] < c ? h->before : h->after, v = 0;
+			for (int fail = 0; fail < 2; fail++) {
+				double po = fail ? pf : 1 - pf;
+				if (po <= 0)
+					continue;
+				ab_flaky *g = ab_flaky_copy(f);
+				ab_flaky_observe(g, cand[u], fail);
+				/* the stop is stricter than the odds while the
+				 * rates are unclear: reaching it counts most */
+				v += po * (ab_flaky_done(g) ? DONE_ODDS : log_odds(ab_flaky_prob(g, c)));
+				ab_flaky_free(g);
+			}
+			if (v > best) {
+				best = v;
+				pick = cand[u];
+			}
+		}
+		ab_flaky_observe(f, pick, run(h, pick));
+	}
+	r.probes = ab_flaky_probes(f);
+	r.right = ab_flaky_best(f) == c;
+	ab_flaky_free(f);
+	return r;
+}
+
+static double entropy2(double p)
+{
+	return p <= 0 || p >= 1 ? 0 : -p * log2(p) - (1 - p) * log2(1 - p);
+}
+
+/* Bits one run can tell at most when nothing fails before the culprit
+ * and a run after it fails at rate a: the capacity of that Z channel,
+ * max over q of h(q a) - q h(a). */
+static double z_capacity(double a)
+{
+	double best = 0;
+	for (int k = 1; k < 10000; k++) {
+		double q = k / 10000.0, v = entropy2(q * a) - q * entropy2(a);
+		if (v > best)
+			best = v;
+	}
+	return best;
+}
+
+/* Where the cost target stands: the least any method needs, told the
+ * rates or not (Fano's inequality: naming one of M = n - 1 candidates
+ * wrong at most 5 % of the time takes log2 M - h(0.05) - 0.05 log2(M -
+ * 1) bits, and no run tells more than its channel's capacity, whatever
+ * the order of runs); then what the chooser told the culprit needs to
+ * reach this model's stop, told the rates too and not. */
+static void section_floor(const ab_flaky_opts *o)
+{
+	static const size_t ns[] = { 200, 1000 };
+	static const double afters[] = { 0.4, 0.8 };
+	printf("7. what this model's stop asks, rate 0 before, %u trials each (mean probes)\n"
+	       "   floor: no method, told the rates or not, is right 95 %% of the time with fewer\n"
+	       "   (Fano's inequality, one run telling at most the capacity of its channel);\n"
+	       "   told the culprit: a greedy chooser that knows where it is runs builds until this\n"
+	       "   model stops, told the rates too or learning them as the model does\n",
+	       trials);
+	for (size_t ni = 0; ni < 2; ni++)
+		for (size_t ai = 0; ai < 2; ai++) {
+			size_t n = ns[ni];
+			double after = afters[ai], m = (double)(n - 1);
+			double bits = log2(m) - entropy2(0.05) - 0.05 * log2(m - 1);
+			uint64_t setting = 200 + ni * 10 + ai;	/* section 2's histories */
+			ab_flaky_opts told = *o;
+			told.fix_before = 0;
+			told.fix_after = after;
+			stats st = { 0 }, sl = { 0 };
+			for (unsigned t = 0; t < trials; t++) {
+				history h;
+				history_init(&h, n, 0, after, trial_seed(setting, t));
+				add(&st, run_told_culprit(&h, &told));
+				history_free(&h);
+				history_init(&h, n, 0, after, trial_seed(setting, t));
+				add(&sl, run_told_culprit(&h, o));
+				history_free(&h);
+			}
+			stats fl = flaky_stats(n, 0, after, setting, o, 1, trials);
+			printf("   %4zu builds, after %.1f: floor %5.1f; told culprit and rates %5.1f, the culprit only %5.1f; "
+			       "the model %5.1f\n",
+			       n, after, bits / z_capacity(after), st.probes / st.n, sl.probes / sl.n,
+			       fl.probes / fl.n);
+			fflush(stdout);
+		}
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
 	int section = 0;
@@ -479,7 +596,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--confidence") && i + 1 < argc)
 			o.confidence = atof(argv[++i]);
 		else {
-			fprintf(stderr, "usage: %s [--trials T] [--seed S] [--section 1-6] [--model-only] "
+			fprintf(stderr, "usage: %s [--trials T] [--seed S] [--section 1-7] [--model-only] "
 					"[--prior-before A B] [--prior-after A B] [--point-weights Z O] [--fix BEFORE AFTER] [--confidence P]\n",
 				argv[0]);
 			return 2;
@@ -504,5 +621,7 @@ int main(int argc, char **argv)
 		section_jobs(&o);
 	if (!section || section == 6)
 		section_where(&o);
+	if (!section || section == 7)
+		section_floor(&o);
 	return 0;
 }

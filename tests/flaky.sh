@@ -130,13 +130,22 @@ is "$("$ARTBISECT" status --work-dir "$W" --json | "$PYTHON3" -c "import json,sy
 SIM="$TESTS_BUILDDIR/../bench/simulate"
 run "$SIM" --trials 3
 is "$RC" 0 "bench/simulate runs (3 trials a setting)"
-is "$(printf '%s\n' "$OUT" | grep -cE '^[1-6]\. ')" 6 "bench/simulate prints its six sections"
+is "$(printf '%s\n' "$OUT" | grep -cE '^[1-7]\. ')" 7 "bench/simulate prints its seven sections"
 like "$(printf '%s\n' "$OUT" | grep -A 2 '^6\. ' | tail -n 1)" \
 	'^   rates +probes accuracy' "section 6 heads its table"
 like "$(printf '%s\n' "$OUT" | grep -E '^   both told ')" \
 	'^   both told +[0-9]+\.[0-9] +[01]\.[0-9]{3}( +[0-9]+\.[0-9]){7}$' \
 	"section 6: probes, accuracy and runs at seven distances from the culprit"
+# Section 7's floor is computed, not simulated: Fano's bits over the
+# Z channel's capacity (0.246 bits a run at 0.4, 0.618 at 0.8; worked
+# out apart in Python with the capacity's closed form).
+is "$(printf '%s\n' "$OUT" | sed -n 's/^ *\([0-9]*\) builds, after \([0-9.]*\): floor *\([0-9.]*\);.*/\1 \2 \3/p' | tr '\n' ' ')" \
+	"200 0.4 28.3 200 0.8 11.3 1000 0.4 37.3 1000 0.8 14.8 " \
+	"section 7: the floor for any method at 200 and 1,000 builds, 0.4 and 0.8 after"
+like "$(printf '%s\n' "$OUT" | grep -E '^ +200 builds, after 0\.4: floor')" \
+	'told culprit and rates +[0-9]+\.[0-9], the culprit only +[0-9]+\.[0-9]; the model +[0-9]+\.[0-9]$' \
+	"section 7: the chooser told the culprit, told the rates and not, beside the model"
 run "$SIM" --sections 2
 is "$RC" 2 "bench/simulate: an unknown option exits 2"
-like "$ERR" '^usage: .*--section 1-6' "and says the usage"
+like "$ERR" '^usage: .*--section 1-7' "and says the usage"
 plan_done
