@@ -17,12 +17,14 @@
 #include <pthread.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <sys/statvfs.h>
 #include <curl/curl.h>
 #include "base/digest.h"
@@ -476,8 +478,12 @@ static double backoff_delay(const ab_fetch_options *opt, int tries)
 
 	for (i = 1; i < tries; i++)
 		d *= 2;
-	/* Jitter keeps a farm of clients from retrying in step. */
-	return d * (0.75 + 0.5 * ((double)rand() / RAND_MAX));
+	/* Jitter keeps a farm of clients from retrying in step: from the
+	 * kernel, since rand() unseeded gives every client the same. */
+	uint32_t r;
+	if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+		r = (uint32_t)getpid() * 2654435761u;
+	return d * (0.75 + 0.5 * ((double)r / 4294967295.0));
 }
 
 /* Retries, as curl --retry N does: N retries after the first try. */
