@@ -527,7 +527,8 @@ static double z_capacity(double a)
  * wrong at most 5 % of the time takes log2 M - h(0.05) - 0.05 log2(M -
  * 1) bits, and no run tells more than its channel's capacity, whatever
  * the order of runs); then what the chooser told the culprit needs to
- * reach this model's stop, told the rates too and not. */
+ * reach this model's stop, told the rates too and not; and on a
+ * deterministic farm, what the stop asks where it asks most. */
 static void section_floor(const ab_flaky_opts *o)
 {
 	static const size_t ns[] = { 200, 1000 };
@@ -564,6 +565,24 @@ static void section_floor(const ab_flaky_opts *o)
 			       fl.probes / fl.n);
 			fflush(stdout);
 		}
+	/* A deterministic farm whose culprit is the bad end, the costliest
+	 * (section 3): what the stop asks there without any search. */
+	static const size_t dn[] = { 100, 1000, 10000 };
+	for (size_t i = 0; i < 3; i++) {
+		history h;
+		history_init(&h, dn[i], 0, 1, trial_seed(700 + i, 0));
+		h.culprit = dn[i] - 1;
+		result told = run_told_culprit(&h, o);
+		history_free(&h);
+		history_init(&h, dn[i], 0, 1, trial_seed(700 + i, 0));
+		h.culprit = dn[i] - 1;
+		result model = run_flaky(&h, o, 1);
+		history_free(&h);
+		printf("   %5zu builds, deterministic, the culprit the bad end: told the culprit %2.0f; "
+		       "the model %2.0f (target <= %u)\n",
+		       dn[i], told.probes, model.probes, (unsigned)ceil(log2((double)dn[i])) + 5);
+		fflush(stdout);
+	}
 	printf("\n");
 }
 
