@@ -454,8 +454,8 @@ static void section_where(const ab_flaky_opts *o)
  * rates, for the odds of each outcome), it runs whichever build among
  * the few that bear on the answer most raises the expected log odds of
  * the true culprit (reaching the stop counts as odds of e^50), until
- * the model stops. Its runs are about what any
- * choice rule needs to reach this model's stop, less the search. */
+ * the model stops. Its runs measure what reaching this model's stop
+ * costs with no search to do; greedy, so not a strict floor. */
 static double log_odds(double p)
 {
 	if (p > 1 - 1e-15)
