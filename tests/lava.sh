@@ -358,18 +358,53 @@ for i in range(10):
     builds.append(b)
 json.dump({"format": "artbisect-index", "version": 1, "builds": builds}, open(os.path.join(d, "index-off.json"), "w"))
 PYEOF
-worker_health() {	# ACTIVE | MAINTENANCE, through LAVA's XML-RPC API as an admin's lavacli
-	lavacli --uri "http://$LAVA_USER:$(cat "$LAVA_TOKEN_FILE")@${LAVA_URL#http://}/RPC2" \
-		workers update --health "$1" "$LAVA_WORKER" > "$T/lavacli.out" 2>&1 ||
-		diag "lavacli workers update: $(cat "$T/lavacli.out")"
+# Sets the worker's health through LAVA's XML-RPC API, as an admin's
+# lavacli does, and waits until the REST API shows it. Under load a call
+# can time out in lavacli (20 s) and be applied late or not at all, which
+# left the lab in maintenance for the rest of the test: each try is
+# checked, and made again.
+worker_health() {	# Active | Maintenance
+	local try i
+	for try in 1 2 3 4 5; do
+		lavacli --uri "http://$LAVA_USER:$(cat "$LAVA_TOKEN_FILE")@${LAVA_URL#http://}/RPC2" \
+			workers update --health "${1^^}" "$LAVA_WORKER" > "$T/lavacli.out" 2>&1 ||
+			diag "lavacli workers update --health ${1^^} (try $try): $(tail -n 2 "$T/lavacli.out")"
+		for i in $(seq 1 10); do
+			lava_api "workers/$LAVA_WORKER/" 2> /dev/null | grep -q "\"health\": *\"$1\"" && return 0
+			sleep 0.5
+		done
+	done
+	diag "the worker's health is not $1: $(lava_api "workers/$LAVA_WORKER/" 2>&1)"
+	return 1
+}
+# Waits (up to 60 s) until both devices may take a job, as lava-boot
+# counts them: the worker Online and Active, each device Good or Unknown.
+# Says what is missing when they do not.
+lab_ready() {
+	local i
+	for i in $(seq 1 120); do
+		[ "$(lava_api "workers/$LAVA_WORKER/" 2> /dev/null | json_get - state)" = Online ] &&
+			[ "$(lava_api "workers/$LAVA_WORKER/" 2> /dev/null | json_get - health)" = Active ] &&
+			[ "$(lava_api "devices/?device_type=$LAVA_DEVICE_TYPE" 2> /dev/null | "$PYTHON3" -c '
+import json, sys
+print(sum(d["health"] in ("Good", "Unknown") for d in json.load(sys.stdin)["results"]))')" = 2 ] && return 0
+		sleep 0.5
+	done
+	diag "the lab is not ready: worker $(lava_api "workers/$LAVA_WORKER/" 2>&1)"
+	diag "devices $(lava_api "devices/?device_type=$LAVA_DEVICE_TYPE" 2>&1)"
+	diag "scheduler: $(tail -n 5 "$T/lava/scheduler.log" 2> /dev/null)"
+	return 1
 }
 rm -f "$T/off.err"
-"$ARTBISECT" --index "$BASE/index-off.json" --probe "$PROBE --queue-timeout 3" --work-dir "$T/w-off" \
+# The probe waits 15 s for a device before it skips: long enough for the
+# worker to be made active again (lavacli, slow under load) before the
+# next step gives up too.
+"$ARTBISECT" --index "$BASE/index-off.json" --probe "$PROBE --queue-timeout 15" --work-dir "$T/w-off" \
 	--cache-dir "$T/cache" --json > "$T/off.out" 2> "$T/off.err" &
 pid=$!
 id=$(wait_running "$T/off.err")
 # Maintenance first: the running job goes on, nothing new is scheduled.
-worker_health MAINTENANCE
+worker_health Maintenance
 qemu=""
 for i in $(seq 1 100); do
 	qemu=$(pgrep -f "qemu-system-x86_64 .*/tmp/$id/" | head -n 1)
@@ -377,12 +412,12 @@ for i in $(seq 1 100); do
 	sleep 0.1
 done
 [ -n "$qemu" ] && kill -KILL "$qemu"
-for i in $(seq 1 240); do
+for i in $(seq 1 480); do
 	grep -q ': skip$' "$T/off.err" && break
 	kill -0 "$pid" 2> /dev/null || break
 	sleep 0.25
 done
-worker_health ACTIVE
+worker_health Active
 wait "$pid"
 rc=$?
 diag "$(grep -a 'lava-boot: x[0-9]*: ' "$T/off.err")"
@@ -402,6 +437,7 @@ ok "the report has the skipped step" has_step "$(cat "$T/off.out")" verdict=skip
 # bad builds only panic: a hang would wait the template's default boot
 # timeout (300 s), which the example keeps.
 kf_panic_farm "$T/farm/readme" 6 3
+lab_ready
 mkdir -p "$T/home/.config"
 cp "$LAVA_TOKEN_FILE" "$T/home/.config/lava-token"
 example=$(awk '/^## Kernels on a LAVA lab/ {s = 1} s && /^```$/ {if (b) exit; b = 1; next} s && b' \
