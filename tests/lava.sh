@@ -359,10 +359,11 @@ for i in range(10):
 json.dump({"format": "artbisect-index", "version": 1, "builds": builds}, open(os.path.join(d, "index-off.json"), "w"))
 PYEOF
 # Sets the worker's health through LAVA's XML-RPC API, as an admin's
-# lavacli does, and waits until the REST API shows it. Under load a call
-# can time out in lavacli (20 s) and be applied late or not at all, which
-# left the lab in maintenance for the rest of the test: each try is
-# checked, and made again.
+# lavacli does, and waits until the REST API shows it. Once in CI, under
+# the sanitizer build's load, no device came back for the rest of the
+# test after "Active"; a lavacli call can time out (it gives up after
+# 20 s) and be applied late or not at all, so each try is checked, and
+# made again.
 worker_health() {	# Active | Maintenance
 	local try i
 	for try in 1 2 3 4 5; do
