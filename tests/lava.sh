@@ -382,10 +382,10 @@ worker_health() {	# Active | Maintenance
 # counts them: the worker Online and Active, each device Good or Unknown.
 # Says what is missing when they do not.
 lab_ready() {
-	local i
+	local i w
 	for i in $(seq 1 120); do
-		[ "$(lava_api "workers/$LAVA_WORKER/" 2> /dev/null | json_get - state)" = Online ] &&
-			[ "$(lava_api "workers/$LAVA_WORKER/" 2> /dev/null | json_get - health)" = Active ] &&
+		w=$(lava_api "workers/$LAVA_WORKER/" 2> /dev/null)
+		[ "$(json_get - state <<<"$w" 2> /dev/null)/$(json_get - health <<<"$w" 2> /dev/null)" = Online/Active ] &&
 			[ "$(lava_api "devices/?device_type=$LAVA_DEVICE_TYPE" 2> /dev/null | "$PYTHON3" -c '
 import json, sys
 print(sum(d["health"] in ("Good", "Unknown") for d in json.load(sys.stdin)["results"]))')" = 2 ] && return 0
