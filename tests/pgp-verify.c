@@ -78,13 +78,121 @@ static int usage(void)
 	return 2;
 }
 
+/* Four threads verify at once on one ab_pgp; 3 when they disagree
+ * (said here), else what they all said, the signer or why. */
+static int verify_threads(ab_pgp *p, const char *path, const char *data, size_t len,
+			  const char *sig, size_t siglen, char *signer, size_t signer_size, char **why)
+{
+	struct job jobs[4];
+	pthread_t th[4];
+	int t, rc = 0;
+
+	for (t = 0; t < 4; t++) {
+		jobs[t] = (struct job){ .p = p, .path = path, .data = data, .len = len,
+					.sig = sig, .siglen = siglen };
+		pthread_create(&th[t], NULL, verify_many, &jobs[t]);
+	}
+	for (t = 0; t < 4; t++) {
+		pthread_join(th[t], NULL);
+		if (jobs[t].rc > rc)
+			rc = jobs[t].rc;
+		if (jobs[t].rc == 0 && strcmp(jobs[t].signer, jobs[0].signer) != 0)
+			rc = 2;
+		if (jobs[t].why && !*why)
+			*why = jobs[t].why;
+		else
+			free(jobs[t].why);
+	}
+	snprintf(signer, signer_size, "%s", jobs[0].signer);
+	if (rc == 2) {
+		printf("threads disagree: %s\n", *why ? *why : "");
+		return 3;
+	}
+	return rc;
+}
+
+/* A detached signature: the data from memory, from a descriptor
+ * (--fd), or both from four threads (--threads). */
+static int verify_detached(ab_pgp *p, const char *mode, const char *path, const char *sigpath)
+{
+	ab_error err = {0};
+	char *data = NULL, *sig = NULL, *why = NULL, signer[128] = "";
+	size_t len = 0, siglen = 0;
+	int rc, fd;
+
+	if (ab_read_file(sigpath, 1 << 24, &sig, &siglen, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return err.code;
+	}
+	if (strcmp(mode, "--fd") == 0) {
+		if ((fd = open(path, O_RDONLY)) < 0) {
+			perror(path);
+			free(sig);
+			return 2;
+		}
+		rc = ab_pgp_verify_fd(p, fd, sig, siglen, path, signer, sizeof signer, &why);
+		close(fd);
+	} else if (ab_read_file(path, 1 << 24, &data, &len, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		free(sig);
+		return err.code;
+	} else if (strcmp(mode, "--threads") == 0) {
+		rc = verify_threads(p, path, data, len, sig, siglen, signer, sizeof signer, &why);
+	} else {
+		rc = ab_pgp_verify(p, data, len, sig, siglen, path, signer, sizeof signer, &why);
+	}
+	if (rc == 0)
+		printf("OK %s\n", signer);
+	else if (rc != 3)
+		printf("BAD: %s\n", why);
+	free(why);
+	free(data);
+	free(sig);
+	return rc;
+}
+
+/* A clearsigned file: "OK" and the signed text alone. */
+static int verify_clearsigned(ab_pgp *p, const char *path)
+{
+	ab_error err = {0};
+	char *data = NULL, *plain = NULL, *why = NULL;
+	size_t len = 0, plain_len = 0;
+	int rc;
+
+	if (ab_read_file(path, 1 << 24, &data, &len, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return err.code;
+	}
+	rc = ab_pgp_verify_clearsigned(p, data, len, path, &plain, &plain_len, &why);
+	if (rc == 0) {
+		printf("OK\n");
+		fwrite(plain, 1, plain_len, stdout);
+	} else {
+		printf("BAD: %s\n", why);
+	}
+	free(why);
+	free(plain);
+	free(data);
+	return rc;
+}
+
+static int list_default(const char *layout)
+{
+	size_t nk, j;
+	const char *const *k = ab_pgp_default_keyrings(layout, &nk);
+
+	for (j = 0; j < nk; j++)
+		printf("%s\n", k[j]);
+	printf("n: %zu\n", nk);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	ab_error err = {0};
 	ab_pgp *p;
-	char *data = NULL, *sig = NULL, *why = NULL, *plain = NULL, signer[128] = "";
-	size_t len = 0, siglen = 0, plain_len = 0, nk;
-	int i = 1, first, rc, fd;
+	size_t nk;
+	int i = 1, first, rc;
 	const char *mode = "";
 
 	/* GPGME writes to gpg through pipes: a gpg that dies early must not
@@ -92,122 +200,31 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (argc > 1 && strncmp(argv[1], "--", 2) == 0 && argv[1][2])
 		mode = argv[i++];
+	if (strcmp(mode, "--default") == 0)
+		return argc == 3 ? list_default(argv[2]) : usage();
 	first = i;
 	while (i < argc && strcmp(argv[i], "--") != 0)
 		i++;
 	nk = (size_t)(i - first);
-	if (strcmp(mode, "--default") == 0) {
-		const char *const *k;
-
-		if (argc != 3)
+	if (strcmp(mode, "--count") != 0) {
+		if (i >= argc)
 			return usage();
-		k = ab_pgp_default_keyrings(argv[2], &nk);
-		for (size_t j = 0; j < nk; j++)
-			printf("%s\n", k[j]);
-		printf("n: %zu\n", nk);
-		return 0;
+		i++;
+		if (strcmp(mode, "--clearsigned") == 0 ? argc - i != 1 : argc - i != 2)
+			return usage();
 	}
-	if (strcmp(mode, "--count") == 0) {
-		if (!(p = ab_pgp_open((const char *const *)argv + first, nk, &err))) {
-			fprintf(stderr, "%s\n", err.msg);
-			return err.code;
-		}
-		printf("keys: %zu\n", ab_pgp_key_count(p));
-		ab_pgp_close(p);
-		return 0;
-	}
-	if (i >= argc)
-		return usage();
-	i++;
-	if (strcmp(mode, "--clearsigned") == 0 ? argc - i != 1 : argc - i != 2)
-		return usage();
 	if (!(p = ab_pgp_open((const char *const *)argv + first, nk, &err))) {
 		fprintf(stderr, "%s\n", err.msg);
 		return err.code;
 	}
-	if (strcmp(mode, "--clearsigned") == 0) {
-		if (ab_read_file(argv[i], 1 << 24, &data, &len, &err) < 0) {
-			fprintf(stderr, "%s\n", err.msg);
-			ab_pgp_close(p);
-			return err.code;
-		}
-		rc = ab_pgp_verify_clearsigned(p, data, len, argv[i], &plain, &plain_len, &why);
-		if (rc == 0) {
-			printf("OK\n");
-			fwrite(plain, 1, plain_len, stdout);
-		}
+	if (strcmp(mode, "--count") == 0) {
+		printf("keys: %zu\n", ab_pgp_key_count(p));
+		rc = 0;
+	} else if (strcmp(mode, "--clearsigned") == 0) {
+		rc = verify_clearsigned(p, argv[i]);
 	} else {
-		if (ab_read_file(argv[i + 1], 1 << 24, &sig, &siglen, &err) < 0) {
-			fprintf(stderr, "%s\n", err.msg);
-			ab_pgp_close(p);
-			return err.code;
-		}
-		if (strcmp(mode, "--threads") == 0) {
-			struct job jobs[4];
-			pthread_t th[4];
-			int t;
-
-			if (ab_read_file(argv[i], 1 << 24, &data, &len, &err) < 0) {
-				fprintf(stderr, "%s\n", err.msg);
-				ab_pgp_close(p);
-				free(sig);
-				return err.code;
-			}
-			for (t = 0; t < 4; t++) {
-				jobs[t] = (struct job){ .p = p, .path = argv[i], .data = data, .len = len,
-							.sig = sig, .siglen = siglen };
-				pthread_create(&th[t], NULL, verify_many, &jobs[t]);
-			}
-			rc = 0;
-			for (t = 0; t < 4; t++) {
-				pthread_join(th[t], NULL);
-				if (jobs[t].rc > rc)
-					rc = jobs[t].rc;
-				if (jobs[t].rc == 0 && strcmp(jobs[t].signer, jobs[0].signer) != 0)
-					rc = 2;
-				if (jobs[t].why && !why)
-					why = jobs[t].why;
-				else
-					free(jobs[t].why);
-			}
-			snprintf(signer, sizeof signer, "%s", jobs[0].signer);
-			if (rc == 2) {
-				printf("threads disagree: %s\n", why ? why : "");
-				free(why);
-				free(data);
-				free(sig);
-				ab_pgp_close(p);
-				return 3;
-			}
-		} else if (strcmp(mode, "--fd") == 0) {
-			if ((fd = open(argv[i], O_RDONLY)) < 0) {
-				perror(argv[i]);
-				ab_pgp_close(p);
-				free(sig);
-				return 2;
-			}
-			rc = ab_pgp_verify_fd(p, fd, sig, siglen, argv[i], signer, sizeof signer,
-					      &why);
-			close(fd);
-		} else {
-			if (ab_read_file(argv[i], 1 << 24, &data, &len, &err) < 0) {
-				fprintf(stderr, "%s\n", err.msg);
-				ab_pgp_close(p);
-				free(sig);
-				return err.code;
-			}
-			rc = ab_pgp_verify(p, data, len, sig, siglen, argv[i], signer, sizeof signer,
-					   &why);
-		}
-		if (rc == 0)
-			printf("OK %s\n", signer);
+		rc = verify_detached(p, mode, argv[i], argv[i + 1]);
 	}
-	if (rc != 0)
-		printf("BAD: %s\n", why);
-	free(why);
-	free(plain);
-	free(data);
-	free(sig);
 	ab_pgp_close(p);
 	return rc;
 }

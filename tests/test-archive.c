@@ -61,9 +61,10 @@ static void segment(const char *url, const char *want)
 	free(got);
 }
 
-int main(void)
+/* Real names from archive.archlinux.org/packages/, and names that are
+ * no package. */
+static void test_names(void)
 {
-	/* Real names from archive.archlinux.org/packages/. */
 	parses("linux-6.8.1.arch1-1-x86_64.pkg.tar.zst", "linux", NULL, "6.8.1.arch1", "1", "x86_64",
 	       "6.8.1.arch1-1", AB_ARCHPKG_ZST);
 	parses("linux-lts-6.6.22-1-x86_64.pkg.tar.zst", "linux-lts", NULL, "6.6.22", "1", "x86_64",
@@ -102,8 +103,11 @@ int main(void)
 	refuses("", "empty");
 	refuses("README", "not a package");
 	refuses("linux-6.8.1-1-x86_64.pkg.tar.zst/../x", "junk after the suffix");
+}
 
-	/* pacman's documented order (vercmp(8), alpm_pkg_vercmp). */
+/* pacman's documented order (vercmp(8), alpm_pkg_vercmp). */
+static void test_vercmp(void)
+{
 	vercmp("1.0a", "1.0b", -1);
 	vercmp("1.0b", "1.0beta", -1);
 	vercmp("1.0beta", "1.0p", -1);
@@ -144,8 +148,11 @@ int main(void)
 	vercmp("1.0a1", "1.0", -1);
 	vercmp("2.0", "1.a", 1);
 	vercmp("1.a", "1.1", -1);		/* digits are newer than letters */
+}
 
-	/* The package name: the directory's last segment, decoded. */
+/* The package name: the directory's last segment, decoded. */
+static void test_segments(void)
+{
 	segment("https://archive.archlinux.org/packages/l/linux/", "linux");
 	segment("https://archive.archlinux.org/packages/l/linux", "linux");
 	segment("https://archive.archlinux.org/packages/g/gtk%2B/", "gtk+");
@@ -155,58 +162,67 @@ int main(void)
 	segment("https://archive.archlinux.org/a%0Ab/", NULL);
 	segment("https://archive.archlinux.org/%2E%2E/", NULL);
 	segment("not a url", NULL);
+}
 
-	/* Recognising a package directory. */
-	{
-		static const char *const signed_page[] = {
-			"linux-6.8.1.arch1-1-x86_64.pkg.tar.zst",
-			"linux-6.8.1.arch1-1-x86_64.pkg.tar.zst.sig",
-			"linux-6.8.2.arch1-1-x86_64.pkg.tar.zst",
-			"linux-6.8.2.arch1-1-x86_64.pkg.tar.zst.sig",
-			NULL,
-		};
-		static const char *const unsigned_page[] = {
-			"linux-6.8.1.arch1-1-x86_64.pkg.tar.zst",
-			"linux-6.8.2.arch1-1-x86_64.pkg.tar.zst",
-			"linux-6.8.2.arch1-1-x86_64.pkg.tar.zst.sig",
-			NULL,
-		};
-		static const char *const other_page[] = {"v6.8/", "v6.9/", "linux-6.8.tar.xz", NULL};
-		static const char *const sig_dirs[] = {
-			"a-1-1-x86_64.pkg.tar.zst", "a-1-1-x86_64.pkg.tar.zst.sig/",
-			"a-2-1-x86_64.pkg.tar.zst", "a-2-1-x86_64.pkg.tar.zst.sig/", NULL,
-		};
-		const char *url = "http://127.0.0.1:8080/packages/l/linux/";
-		ab_listing *l;
+/* Recognising a package directory. */
+static void test_recognise(void)
+{
+	static const char *const signed_page[] = {
+		"linux-6.8.1.arch1-1-x86_64.pkg.tar.zst",
+		"linux-6.8.1.arch1-1-x86_64.pkg.tar.zst.sig",
+		"linux-6.8.2.arch1-1-x86_64.pkg.tar.zst",
+		"linux-6.8.2.arch1-1-x86_64.pkg.tar.zst.sig",
+		NULL,
+	};
+	static const char *const unsigned_page[] = {
+		"linux-6.8.1.arch1-1-x86_64.pkg.tar.zst",
+		"linux-6.8.2.arch1-1-x86_64.pkg.tar.zst",
+		"linux-6.8.2.arch1-1-x86_64.pkg.tar.zst.sig",
+		NULL,
+	};
+	static const char *const other_page[] = {"v6.8/", "v6.9/", "linux-6.8.tar.xz", NULL};
+	static const char *const sig_dirs[] = {
+		"a-1-1-x86_64.pkg.tar.zst", "a-1-1-x86_64.pkg.tar.zst.sig/",
+		"a-2-1-x86_64.pkg.tar.zst", "a-2-1-x86_64.pkg.tar.zst.sig/", NULL,
+	};
+	const char *url = "http://127.0.0.1:8080/packages/l/linux/";
+	ab_listing *l;
 
-		l = nginx_page(signed_page, url, "1234");
-		tap_ok(l && ab_archpkg_recognise(l) == 2, "two signed packages: sure");
-		ab_listing_free(l);
-		l = nginx_page(unsigned_page, url, "1234");
-		tap_ok(l && ab_archpkg_recognise(l) == 1, "two packages, one signed: maybe");
-		ab_listing_free(l);
-		l = nginx_page(other_page, url, "1234");
-		tap_ok(l && ab_archpkg_recognise(l) == 0, "a mainline page: no");
-		ab_listing_free(l);
-		l = nginx_page(sig_dirs, url, "1234");
-		tap_ok(l && ab_archpkg_recognise(l) == 1, "a .sig that is a directory is no signature");
-		ab_listing_free(l);
-		tap_ok(ab_archpkg_recognise(NULL) == 0, "no listing: no");
+	l = nginx_page(signed_page, url, "1234");
+	tap_ok(l && ab_archpkg_recognise(l) == 2, "two signed packages: sure");
+	ab_listing_free(l);
+	l = nginx_page(unsigned_page, url, "1234");
+	tap_ok(l && ab_archpkg_recognise(l) == 1, "two packages, one signed: maybe");
+	ab_listing_free(l);
+	l = nginx_page(other_page, url, "1234");
+	tap_ok(l && ab_archpkg_recognise(l) == 0, "a mainline page: no");
+	ab_listing_free(l);
+	l = nginx_page(sig_dirs, url, "1234");
+	tap_ok(l && ab_archpkg_recognise(l) == 1, "a .sig that is a directory is no signature");
+	ab_listing_free(l);
+	tap_ok(ab_archpkg_recognise(NULL) == 0, "no listing: no");
 
-		l = nginx_page(signed_page, url, "1234");
-		if (l) {
-			ab_listing_names names;
-			const ab_listing_entry *e;
+	l = nginx_page(signed_page, url, "1234");
+	if (l) {
+		ab_listing_names names;
+		const ab_listing_entry *e;
 
-			ab_listing_names_init(&names, l);
-			e = ab_listing_names_find(&names, "linux-6.8.2.arch1-1-x86_64.pkg.tar.zst.sig");
-			tap_ok(e && !strcmp(e->url, "http://127.0.0.1:8080/packages/l/linux/"
-						   "linux-6.8.2.arch1-1-x86_64.pkg.tar.zst.sig"),
-			       "a name looked up gives its entry's url");
-			tap_ok(!ab_listing_names_find(&names, "linux"), "a name not there: none");
-			ab_listing_names_free(&names);
-			ab_listing_free(l);
-		}
+		ab_listing_names_init(&names, l);
+		e = ab_listing_names_find(&names, "linux-6.8.2.arch1-1-x86_64.pkg.tar.zst.sig");
+		tap_ok(e && !strcmp(e->url, "http://127.0.0.1:8080/packages/l/linux/"
+					   "linux-6.8.2.arch1-1-x86_64.pkg.tar.zst.sig"),
+		       "a name looked up gives its entry's url");
+		tap_ok(!ab_listing_names_find(&names, "linux"), "a name not there: none");
+		ab_listing_names_free(&names);
+		ab_listing_free(l);
 	}
+}
+
+int main(void)
+{
+	test_names();
+	test_vercmp();
+	test_segments();
+	test_recognise();
 	return tap_done();
 }

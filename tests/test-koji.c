@@ -55,7 +55,8 @@ static void rpmfile(const char *file, const char *n, const char *v, const char *
 	ab_rpmfile_free(&f);
 }
 
-int main(void)
+/* version-release split, ordered, and the range a koji layout reads. */
+static void test_versions(void)
 {
 	split("6.8.1-300.fc40", "6.8.1", "300.fc40");
 	split("6.9.0-0.rc1.20240320git3f4d1b5c.17.fc41", "6.9.0", "0.rc1.20240320git3f4d1b5c.17.fc41");
@@ -88,7 +89,11 @@ int main(void)
 	range("6.9.0", "6.8.9-200.fc40", NULL, true);
 	range("6.9.0", "3f4d1b5c", "6.8.1-300.fc40", true);	/* a commit: read all */
 	range("5.0", NULL, NULL, true);
+}
 
+/* RPM file names: read, and matched to a build's package. */
+static void test_file_names(void)
+{
 	rpmfile("kernel-core-6.8.1-300.fc40.x86_64.rpm", "kernel-core", "6.8.1", "300.fc40", "x86_64");
 	rpmfile("kernel-6.8.1-300.fc40.x86_64.rpm", "kernel", "6.8.1", "300.fc40", "x86_64");
 	rpmfile("kernel-6.8.1-300.fc40.src.rpm", "kernel", "6.8.1", "300.fc40", "src");
@@ -126,34 +131,43 @@ int main(void)
 	tap_ok(ab_rpmfile_is("kernel-doc-6.8.1-300.fc40.noarch.rpm", "kernel-doc", "6.8.1", "300.fc40",
 			     "noarch"),
 	       "a noarch subpackage");
+}
 
-	{
-		static const char *const versions[] = {"6.7.12/", "6.8.1/", "6.8.10/", NULL};
-		static const char *const mixed[] = {"6.7.12/", "README", NULL};
-		static const char *const named[] = {"v6.8/", "6.8.1/", NULL};
-		ab_listing *l;
+/* Recognising a koji packages/NAME/ directory, and the names in it. */
+static void test_recognise(void)
+{
+	static const char *const versions[] = {"6.7.12/", "6.8.1/", "6.8.10/", NULL};
+	static const char *const mixed[] = {"6.7.12/", "README", NULL};
+	static const char *const named[] = {"v6.8/", "6.8.1/", NULL};
+	ab_listing *l;
 
-		l = nginx_page(versions, "https://kojipkgs.fedoraproject.org/packages/kernel/", "-");
-		tap_ok(l && ab_koji_recognise(l, "https://kojipkgs.fedoraproject.org/packages/kernel/") == 2,
-		       "packages/kernel/ with version directories: sure");
-		tap_ok(l && ab_koji_recognise(l, "https://kojipkgs.fedoraproject.org/packages/kernel") == 2,
-		       "the same without the last slash: sure");
-		tap_ok(l && ab_koji_recognise(l, "http://127.0.0.1:8080/mirror/kernel/") == 1,
-		       "version directories elsewhere: maybe");
-		ab_listing_free(l);
-		l = nginx_page(mixed, "http://127.0.0.1:8080/packages/kernel/", "-");
-		tap_ok(l && ab_koji_recognise(l, "http://127.0.0.1:8080/packages/kernel/") == 0,
-		       "a file among them: no");
-		ab_listing_free(l);
-		l = nginx_page(named, "http://127.0.0.1:8080/packages/kernel/", "-");
-		tap_ok(l && ab_koji_recognise(l, "http://127.0.0.1:8080/packages/kernel/") == 0,
-		       "a directory not starting with a digit: no");
-		ab_listing_free(l);
-		tap_ok(ab_koji_recognise(NULL, "http://x/packages/kernel/") == 0, "no listing: no");
-	}
+	l = nginx_page(versions, "https://kojipkgs.fedoraproject.org/packages/kernel/", "-");
+	tap_ok(l && ab_koji_recognise(l, "https://kojipkgs.fedoraproject.org/packages/kernel/") == 2,
+	       "packages/kernel/ with version directories: sure");
+	tap_ok(l && ab_koji_recognise(l, "https://kojipkgs.fedoraproject.org/packages/kernel") == 2,
+	       "the same without the last slash: sure");
+	tap_ok(l && ab_koji_recognise(l, "http://127.0.0.1:8080/mirror/kernel/") == 1,
+	       "version directories elsewhere: maybe");
+	ab_listing_free(l);
+	l = nginx_page(mixed, "http://127.0.0.1:8080/packages/kernel/", "-");
+	tap_ok(l && ab_koji_recognise(l, "http://127.0.0.1:8080/packages/kernel/") == 0,
+	       "a file among them: no");
+	ab_listing_free(l);
+	l = nginx_page(named, "http://127.0.0.1:8080/packages/kernel/", "-");
+	tap_ok(l && ab_koji_recognise(l, "http://127.0.0.1:8080/packages/kernel/") == 0,
+	       "a directory not starting with a digit: no");
+	ab_listing_free(l);
+	tap_ok(ab_koji_recognise(NULL, "http://x/packages/kernel/") == 0, "no listing: no");
 
 	tap_ok(ab_koji_name_ok("300.fc40") && !ab_koji_name_ok("300-fc40") && !ab_koji_name_ok("") &&
 		       !ab_koji_name_ok("a b") && !ab_koji_name_ok("\xc3\xa9"),
 	       "directory names fit for a version or release");
+}
+
+int main(void)
+{
+	test_versions();
+	test_file_names();
+	test_recognise();
 	return tap_done();
 }

@@ -1,13 +1,12 @@
 /* test-unpack.c - ab_unpack against archives built here with libarchive's
- * writer: formats and filters, permissions, and every kind of entry that
- * tries to leave the root. Each case unpacks into SANDBOX/root; an attack
- * must be refused, name its entry, and leave the rest of the sandbox and
- * /etc/passwd exactly as they were. */
+ * writer (unpack-fixture.c): formats and filters, permissions, and every
+ * kind of entry that tries to leave the root. Each case unpacks into
+ * SANDBOX/root; an attack must be refused, name its entry, and leave the
+ * rest of the sandbox and /etc/passwd exactly as they were. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <libintl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -16,236 +15,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <archive.h>
 #include <archive_entry.h>
 
 #include "tap.h"
+#include "unpack-fixture.h"
 #include "pkg/unpack.h"
 #include "base/rmtree.h"
 #include "base/util.h"
-
-static char *sandbox, *root, *outside, *arcdir;
-
-/* ---- building archives ---- */
-
-enum { F = 'f', D = 'd', L = 'l', H = 'h', C = 'c', B = 'b', P = 'p', S = 's' };
-
-struct ent {
-	const char *name;
-	char type;		/* F file, D dir, L symlink, H hard link, C/B device, P fifo, S sparse */
-	int perm;
-	const char *data;	/* file contents, or symlink / hard link target */
-	int64_t size;		/* F without data: this many pseudo-random bytes; S: declared size */
-};
-
-static unsigned char *noise(size_t n)
-{
-	unsigned char *p = ab_xmalloc(n ? n : 1);
-	uint32_t x = 2463534242u;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		p[i] = (unsigned char)x;
-	}
-	return p;
-}
-
-/* Writes ARCDIR/file; 1 when done, 0 when this libarchive cannot write
- * that format or filter (the caller skips), -1 on failure. */
-static int build(const char *file, const char *format, const char *filter,
-		 const struct ent *ents, size_t n, char **out)
-{
-	struct archive *a = archive_write_new();
-	char *path = ab_path_join(arcdir, file);
-	size_t i;
-	int rc = 1;
-
-	*out = path;
-	if (archive_write_set_format_by_name(a, format) != ARCHIVE_OK) {
-		archive_write_free(a);
-		return 0;
-	}
-	if (filter && archive_write_add_filter_by_name(a, filter) != ARCHIVE_OK) {
-		archive_write_free(a);
-		return 0;
-	}
-	if (archive_write_open_filename(a, path) != ARCHIVE_OK) {
-		tap_diag("open %s: %s", path, archive_error_string(a));
-		archive_write_free(a);
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		const struct ent *x = &ents[i];
-		struct archive_entry *e = archive_entry_new();
-		unsigned char *buf = NULL;
-		size_t len = 0;
-
-		archive_entry_set_pathname(e, x->name);
-		archive_entry_set_perm(e, (mode_t)x->perm);
-		archive_entry_set_mtime(e, 1600000000, 0);
-		/* Our own ids: libarchive keeps setuid and setgid bits of
-		 * entries owned by the extracting user. */
-		archive_entry_set_uid(e, getuid());
-		archive_entry_set_gid(e, getgid());
-		switch (x->type) {
-		case F:
-			archive_entry_set_filetype(e, AE_IFREG);
-			if (x->data) {
-				len = strlen(x->data);
-				buf = (unsigned char *)ab_xstrdup(x->data);
-			} else {
-				len = (size_t)x->size;
-				buf = noise(len);
-			}
-			archive_entry_set_size(e, (la_int64_t)len);
-			break;
-		case S:
-			archive_entry_set_filetype(e, AE_IFREG);
-			archive_entry_set_size(e, x->size);
-			archive_entry_sparse_add_entry(e, 0, 512);
-			len = 512;
-			buf = noise(len);
-			break;
-		case D:
-			archive_entry_set_filetype(e, AE_IFDIR);
-			break;
-		case L:
-			archive_entry_set_filetype(e, AE_IFLNK);
-			archive_entry_set_symlink(e, x->data);
-			break;
-		case H:
-			archive_entry_set_filetype(e, AE_IFREG);
-			archive_entry_set_hardlink(e, x->data);
-			archive_entry_set_size(e, 0);
-			break;
-		case C:
-		case B:
-			archive_entry_set_filetype(e, x->type == C ? AE_IFCHR : AE_IFBLK);
-			archive_entry_set_rdev(e, makedev(1, 3));
-			break;
-		case P:
-			archive_entry_set_filetype(e, AE_IFIFO);
-			break;
-		}
-		if (archive_write_header(a, e) < ARCHIVE_WARN) {
-			tap_diag("header %s: %s", x->name, archive_error_string(a));
-			rc = -1;
-		} else if (len && archive_write_data(a, buf, len) != (la_ssize_t)len) {
-			tap_diag("data %s: %s", x->name, archive_error_string(a));
-			rc = -1;
-		}
-		free(buf);
-		archive_entry_free(e);
-	}
-	if (archive_write_close(a) != ARCHIVE_OK) {
-		tap_diag("close %s: %s", path, archive_error_string(a));
-		rc = -1;
-	}
-	archive_write_free(a);
-	return rc;
-}
-
-static char *write_bytes(const char *file, const void *data, size_t len)
-{
-	char *path = ab_path_join(arcdir, file);
-	FILE *f = fopen(path, "wb");
-
-	if (!f || (len && fwrite(data, 1, len, f) != len) || fclose(f) != 0)
-		tap_diag("cannot write %s", path);
-	return path;
-}
-
-/* ---- watching the sandbox ---- */
-
-static ab_buf snap;
-static size_t root_len;
-
-static int snap_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)flag;
-	(void)ftw;
-	if (!strncmp(p, root, root_len) && (p[root_len] == '\0' || p[root_len] == '/'))
-		return 0;
-	ab_buf_printf(&snap, "%s %o %lld %lu %lld.%09ld\n", p, (unsigned)st->st_mode,
-		      (long long)st->st_size, (unsigned long)st->st_nlink,
-		      (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
-	return 0;
-}
-
-/* Everything in the sandbox but the root, with /etc/passwd's state. */
-static char *snapshot(void)
-{
-	struct stat st;
-
-	root_len = strlen(root);
-	if (nftw(sandbox, snap_one, 16, FTW_PHYS) < 0)
-		ab_buf_puts(&snap, "nftw failed\n");
-	if (lstat("/etc/passwd", &st) == 0)
-		ab_buf_printf(&snap, "/etc/passwd %o %lld %lu %lld\n", (unsigned)st.st_mode,
-			      (long long)st.st_size, (unsigned long)st.st_nlink,
-			      (long long)st.st_mtim.tv_sec);
-	return ab_buf_steal(&snap);
-}
-
-static void fresh_root(void)
-{
-	if (ab_remove_tree(root) < 0 || mkdir(root, 0755) < 0)
-		tap_diag("cannot reset %s: %s", root, strerror(errno));
-}
-
-static char *in_root(const char *rel)
-{
-	return ab_path_join(root, rel);
-}
-
-static bool one_clean_line(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return false;
-	return true;
-}
-
-static bool exists_in(const char *dir, const char *rel)
-{
-	struct stat st;
-	char *p = ab_path_join(dir, rel);
-	bool r = lstat(p, &st) == 0;
-
-	free(p);
-	return r;
-}
-
-static mode_t mode_of(const char *rel)
-{
-	struct stat st;
-	char *p = in_root(rel);
-	mode_t m = lstat(p, &st) == 0 ? st.st_mode : 0;
-
-	free(p);
-	return m;
-}
-
-static char *file_text(const char *rel)
-{
-	char *p = in_root(rel), *data = NULL;
-	size_t len;
-
-	if (ab_read_file(p, 1 << 20, &data, &len, NULL) < 0)
-		data = NULL;
-	free(p);
-	return data;
-}
 
 /* ---- running cases ---- */
 
@@ -325,8 +106,6 @@ static void attack(const char *label, const char *format, const struct ent *ents
 	free(path);
 	free(file);
 }
-
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static void test_normal(void)
 {
@@ -525,12 +304,10 @@ static void test_layout(void)
 	}
 }
 
-static void test_attacks(void)
+/* Entries whose own names leave the root, or would reach a terminal. */
+static void test_path_attacks(void)
 {
 	char *abs_file = ab_path_join(outside, "abs-pwned");
-	char *abs_dir = ab_xstrdup(outside);
-	char *abs_target = ab_path_join(outside, "target");
-	char *abs_keep = ab_path_join(outside, "keep.txt");
 	const struct ent dotdot[] = {
 		{ "ok", F, 0644, "fine\n", 0 },
 		{ "../outside/dotdot-pwned", F, 0644, "x\n", 0 },
@@ -547,6 +324,44 @@ static void test_attacks(void)
 	const struct ent abs_etc[] = {
 		{ "/etc/artbisect-pwned", F, 0644, "x\n", 0 },
 	};
+	const struct ent nl[] = {
+		{ "../evil\nname", F, 0644, "x\n", 0 },
+	};
+	const struct ent esc[] = {
+		{ "../\x1b]0;pwned\x07", F, 0644, "x\n", 0 },
+	};
+	const struct ent zip_dotdot[] = {
+		{ "../outside/zip-pwned", F, 0644, "x\n", 0 },
+	};
+	const struct ent zip_abs[] = {
+		{ abs_file, F, 0644, "x\n", 0 },
+	};
+	char *p;
+
+	attack("'..' path", "pax", dotdot, N(dotdot), "'../outside/dotdot-pwned': path leaves the root");
+	tap_ok(!exists_in(outside, "dotdot-pwned"), "'..' path: nothing written outside");
+	attack("'..' inside a path", "pax", dotdot2, N(dotdot2), "a/b/../../../outside/dotdot-pwned");
+	attack("'..' directory", "gnutar", dotdot_dir, N(dotdot_dir), "path leaves the root");
+	attack("absolute path", "pax", absolute, N(absolute), abs_file);
+	attack("absolute /etc path", "ustar", abs_etc, N(abs_etc), "/etc/artbisect-pwned");
+	tap_ok(access("/etc/artbisect-pwned", F_OK) < 0, "absolute /etc path: /etc untouched");
+	attack("name with a newline", "pax", nl, N(nl), "'../evil\\nname'");
+	attack("name with escapes", "pax", esc, N(esc), "\\x1b]0;pwned\\x07");
+	attack("zip '..' path", "zip", zip_dotdot, N(zip_dotdot), "../outside/zip-pwned");
+	attack("zip absolute path", "zip", zip_abs, N(zip_abs), abs_file);
+	p = in_root("ok");
+	/* partial or empty: either is the caller's to remove, so not a test */
+	tap_diag("refusals leave partial roots for the caller to remove (%s)",
+		 access(p, F_OK) == 0 ? "partial" : "empty");
+	free(p);
+	free(abs_file);
+}
+
+/* Symlinks that a later entry would write through or replace. */
+static void test_symlink_attacks(void)
+{
+	char *abs_dir = ab_xstrdup(outside);
+	char *abs_target = ab_path_join(outside, "target");
 	const struct ent link_file[] = {
 		{ "evil", L, 0777, abs_target, 0 },
 		{ "evil", F, 0644, "through the link\n", 0 },
@@ -590,6 +405,37 @@ static void test_attacks(void)
 		{ "a/x2", F, 0644, "x2\n", 0 },
 		{ "a/l/pwned", F, 0644, "through the link\n", 0 },
 	};
+
+	attack("file through absolute symlink", "pax", link_file, N(link_file),
+	       "'evil': writes through symlink 'evil'");
+	tap_ok(!exists_in(outside, "target"), "file through symlink: outside target not created");
+	attack("file through relative symlink", "pax", link_file_rel, N(link_file_rel), "'evil'");
+	tap_ok(!exists_in(outside, "target"), "file through relative symlink: no outside target");
+	attack("file through directory symlink", "pax", link_dir, N(link_dir),
+	       "'d/pwned': writes through symlink 'd'");
+	tap_ok(!exists_in(outside, "pwned"), "directory symlink: nothing written outside");
+	attack("file through '..' symlink", "pax", link_dir_rel, N(link_dir_rel), "up/outside/pwned");
+	attack("directory through symlink", "gnutar", link_dir_mkdir, N(link_dir_mkdir), "d/newdir");
+	tap_ok(!exists_in(outside, "newdir"), "directory through symlink: nothing made outside");
+	attack("symlink replacing a directory", "pax", link_over_dir, N(link_over_dir),
+	       "symlink replaces a directory");
+	attack("symlink over a walked directory", "pax", link_over_walked_dir,
+	       N(link_over_walked_dir), "'a/b': symlink replaces a directory");
+	attack("symlink over a file in a walked directory", "pax", link_over_walked_file,
+	       N(link_over_walked_file), "'a/b/c/pwned': writes through symlink 'a/b/c'");
+	attack("symlink beside a walked directory", "pax", link_beside_walked_dir,
+	       N(link_beside_walked_dir), "'a/l/pwned': writes through symlink 'a/l'");
+	tap_ok(!exists_in(outside, "pwned"), "walked directories: nothing written outside");
+	free(abs_dir);
+	free(abs_target);
+}
+
+/* Hard links to anything but a regular file already in the root, and
+ * device nodes. */
+static void test_hardlink_attacks(void)
+{
+	char *abs_dir = ab_xstrdup(outside);
+	char *abs_keep = ab_path_join(outside, "keep.txt");
 	const struct ent hard_passwd[] = {
 		{ "hl", H, 0644, "/etc/passwd", 0 },
 	};
@@ -617,47 +463,7 @@ static void test_attacks(void)
 	const struct ent blk[] = {
 		{ "dev/sda", B, 0660, NULL, 0 },
 	};
-	const struct ent nl[] = {
-		{ "../evil\nname", F, 0644, "x\n", 0 },
-	};
-	const struct ent esc[] = {
-		{ "../\x1b]0;pwned\x07", F, 0644, "x\n", 0 },
-	};
-	const struct ent zip_dotdot[] = {
-		{ "../outside/zip-pwned", F, 0644, "x\n", 0 },
-	};
-	const struct ent zip_abs[] = {
-		{ abs_file, F, 0644, "x\n", 0 },
-	};
-	char *p;
 
-	attack("'..' path", "pax", dotdot, N(dotdot), "'../outside/dotdot-pwned': path leaves the root");
-	tap_ok(!exists_in(outside, "dotdot-pwned"), "'..' path: nothing written outside");
-	attack("'..' inside a path", "pax", dotdot2, N(dotdot2), "a/b/../../../outside/dotdot-pwned");
-	attack("'..' directory", "gnutar", dotdot_dir, N(dotdot_dir), "path leaves the root");
-	attack("absolute path", "pax", absolute, N(absolute), abs_file);
-	attack("absolute /etc path", "ustar", abs_etc, N(abs_etc), "/etc/artbisect-pwned");
-	tap_ok(access("/etc/artbisect-pwned", F_OK) < 0, "absolute /etc path: /etc untouched");
-	attack("file through absolute symlink", "pax", link_file, N(link_file),
-	       "'evil': writes through symlink 'evil'");
-	tap_ok(!exists_in(outside, "target"), "file through symlink: outside target not created");
-	attack("file through relative symlink", "pax", link_file_rel, N(link_file_rel), "'evil'");
-	tap_ok(!exists_in(outside, "target"), "file through relative symlink: no outside target");
-	attack("file through directory symlink", "pax", link_dir, N(link_dir),
-	       "'d/pwned': writes through symlink 'd'");
-	tap_ok(!exists_in(outside, "pwned"), "directory symlink: nothing written outside");
-	attack("file through '..' symlink", "pax", link_dir_rel, N(link_dir_rel), "up/outside/pwned");
-	attack("directory through symlink", "gnutar", link_dir_mkdir, N(link_dir_mkdir), "d/newdir");
-	tap_ok(!exists_in(outside, "newdir"), "directory through symlink: nothing made outside");
-	attack("symlink replacing a directory", "pax", link_over_dir, N(link_over_dir),
-	       "symlink replaces a directory");
-	attack("symlink over a walked directory", "pax", link_over_walked_dir,
-	       N(link_over_walked_dir), "'a/b': symlink replaces a directory");
-	attack("symlink over a file in a walked directory", "pax", link_over_walked_file,
-	       N(link_over_walked_file), "'a/b/c/pwned': writes through symlink 'a/b/c'");
-	attack("symlink beside a walked directory", "pax", link_beside_walked_dir,
-	       N(link_beside_walked_dir), "'a/l/pwned': writes through symlink 'a/l'");
-	tap_ok(!exists_in(outside, "pwned"), "walked directories: nothing written outside");
 	attack("hard link to /etc/passwd", "pax", hard_passwd, N(hard_passwd),
 	       "'hl': hard link target '/etc/passwd' is absolute");
 	attack("hard link to ../outside", "pax", hard_dotdot, N(hard_dotdot),
@@ -671,18 +477,7 @@ static void test_attacks(void)
 	       "'hl6': hard link target 'nowhere' is not a regular file");
 	attack("char device", "pax", chr, N(chr), "'dev/null': device node");
 	attack("block device", "ustar", blk, N(blk), "'dev/sda': device node");
-	attack("name with a newline", "pax", nl, N(nl), "'../evil\\nname'");
-	attack("name with escapes", "pax", esc, N(esc), "\\x1b]0;pwned\\x07");
-	attack("zip '..' path", "zip", zip_dotdot, N(zip_dotdot), "../outside/zip-pwned");
-	attack("zip absolute path", "zip", zip_abs, N(zip_abs), abs_file);
-	p = in_root("ok");
-	/* partial or empty: either is the caller's to remove, so not a test */
-	tap_diag("refusals leave partial roots for the caller to remove (%s)",
-		 access(p, F_OK) == 0 ? "partial" : "empty");
-	free(p);
-	free(abs_file);
 	free(abs_dir);
-	free(abs_target);
 	free(abs_keep);
 }
 
@@ -913,130 +708,6 @@ static void test_files(void)
 	free(path);
 }
 
-/* ---- removing trees ---- */
-
-/* Makes a chain of depth directories "d" under dir, a file every
- * thousand levels, by descriptors (the path is far past PATH_MAX). */
-static bool make_deep(const char *dir, int depth)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY), i;
-
-	for (i = 0; i < depth && fd >= 0; i++) {
-		int nfd;
-
-		if (i % 1000 == 0)
-			close(openat(fd, "f", O_WRONLY | O_CREAT, 0644));
-		if (mkdirat(fd, "d", i == 100 ? 0555 : 0755) < 0)
-			break;
-		nfd = openat(fd, "d", O_RDONLY | O_DIRECTORY);
-		close(fd);
-		fd = nfd;
-	}
-	if (fd >= 0)
-		close(fd);
-	return i == depth;
-}
-
-static bool write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	return f && fputs(text, f) >= 0 && fclose(f) == 0;
-}
-
-static void test_remove_tree(void)
-{
-	char *tree = ab_path_join(sandbox, "tree"), *host = ab_path_join(sandbox, "host");
-	char *p, *q;
-	ab_error err = {0};
-	struct stat st;
-	pid_t pid;
-	int status = -1, r, e;
-
-	/* 30,000 levels under a 2 MB stack and 64 descriptors. */
-	mkdir(tree, 0755);
-	tap_ok(make_deep(tree, 30000), "a 30,000-deep tree is made");
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		struct rlimit stack = { 2 << 20, 2 << 20 }, files = { 64, 64 };
-
-		setrlimit(RLIMIT_STACK, &stack);
-		setrlimit(RLIMIT_NOFILE, &files);
-		_exit(ab_remove_tree_err(tree, &err) == 0 ? 0 : 1);
-	}
-	waitpid(pid, &status, 0);
-	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 && lstat(tree, &st) < 0,
-	       "30,000 levels: removed under a 2 MB stack and 64 descriptors (status %d)", status);
-	ab_remove_tree(tree);
-
-	/* A symlink out of the tree is removed, never followed. */
-	mkdir(tree, 0755);
-	mkdir(host, 0755);
-	p = ab_path_join(host, "keep");
-	write_file(p, "keep\n");
-	q = ab_path_join(tree, "link");
-	tap_ok(symlink(host, q) == 0 && ab_remove_tree_err(tree, &err) == 0 &&
-	       lstat(tree, &st) < 0 && lstat(p, &st) == 0, "a symlink to a directory outside: not followed");
-	free(q);
-
-	/* Mounts: a bind mount of the same file system (same st_dev) and
-	 * a tmpfs, inside the tree; then the tree itself a mount point. */
-	mkdir(tree, 0755);
-	q = ab_path_join(tree, "a");
-	mkdir(q, 0755);
-	free(q);
-	q = ab_path_join(tree, "a/m");
-	mkdir(q, 0755);
-	if (geteuid() != 0 || mount(host, q, NULL, MS_BIND, NULL) < 0) {
-		tap_skip(geteuid() != 0 ? "not root" : strerror(errno),
-			 "a mount point inside the tree is not crossed");
-		free(q);
-		ab_remove_tree(tree);
-		goto out;
-	}
-	ab_error_clear(&err);
-	errno = 0;
-	r = ab_remove_tree_err(tree, &err);
-	e = errno;
-	tap_ok(r < 0 && e == EBUSY, "a bind mount inside: the removal fails (%s)", strerror(e));
-	tap_ok(strstr(err.msg, "tree/a/m: another file system is mounted there") && one_clean_line(err.msg),
-	       "a bind mount inside: the message names it (%s)", err.msg);
-	tap_ok(lstat(p, &st) == 0, "a bind mount inside: the host directory's file is there");
-	umount2(q, MNT_DETACH);
-	free(q);
-	q = ab_path_join(tree, "a/t");
-	mkdir(q, 0755);
-	if (mount("none", q, "tmpfs", 0, NULL) == 0) {
-		char *in = ab_path_join(q, "inside");
-
-		write_file(in, "x");
-		ab_error_clear(&err);
-		tap_ok(ab_remove_tree_err(tree, &err) < 0 && lstat(in, &st) == 0 &&
-		       strstr(err.msg, "tree/a/t: another file system"),
-		       "a tmpfs inside: left, named (%s)", err.msg);
-		umount2(q, MNT_DETACH);
-		free(in);
-	} else
-		tap_skip(strerror(errno), "a tmpfs inside: left, named");
-	free(q);
-	tap_ok(ab_remove_tree(tree) == 0 && lstat(tree, &st) < 0, "after the umount the tree goes");
-	mkdir(tree, 0755);
-	if (mount(host, tree, NULL, MS_BIND, NULL) == 0) {
-		ab_error_clear(&err);
-		tap_ok(ab_remove_tree_err(tree, &err) < 0 && lstat(p, &st) == 0 &&
-		       strstr(err.msg, "tree: another file system is mounted there"),
-		       "a tree that is a mount point is left whole (%s)", err.msg);
-		umount2(tree, MNT_DETACH);
-	} else
-		tap_skip(strerror(errno), "a tree that is a mount point is left whole");
-	ab_remove_tree(tree);
-out:
-	free(p);
-	free(tree);
-	free(host);
-}
-
 static void test_misc(void)
 {
 	const struct ent small[] = {
@@ -1204,47 +875,21 @@ static void test_threads(void)
 
 int main(int argc, char **argv)
 {
-	const char *tmp = getenv("TMPDIR");
-	char *tmpl = ab_xasprintf("%s/test-unpack.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	char *keep;
-	FILE *f;
-
 	if (argc > 1 && !strcmp(argv[1], AB_UNPACK_HELPER_ARG))
 		return ab_unpack_helper_main(argc, argv);
-	umask(022);
-	if (!mkdtemp(tmpl)) {
-		printf("Bail out! mkdtemp %s: %s\n", tmpl, strerror(errno));
+	if (!fixture_open("test-unpack"))
 		return 1;
-	}
-	sandbox = tmpl;
-	root = ab_path_join(sandbox, "root");
-	outside = ab_path_join(sandbox, "outside");
-	arcdir = ab_path_join(sandbox, "archives");
-	keep = ab_path_join(outside, "keep.txt");
-	if (mkdir(outside, 0755) < 0 || mkdir(arcdir, 0755) < 0 || mkdir(root, 0755) < 0 ||
-	    !(f = fopen(keep, "w")) || fputs("keep\n", f) < 0 || fclose(f) != 0) {
-		printf("Bail out! sandbox %s: %s\n", sandbox, strerror(errno));
-		return 1;
-	}
-	tap_diag("sandbox %s, uid %d", sandbox, (int)getuid());
-
 	test_normal();
 	test_zip();
 	test_layout();
-	test_attacks();
+	test_path_attacks();
+	test_symlink_attacks();
+	test_hardlink_attacks();
 	test_damaged();
 	test_caps();
 	test_files();
 	test_misc();
-	test_remove_tree();
 	test_threads();
-
-	if (ab_remove_tree(sandbox) < 0)
-		tap_diag("cannot remove %s: %s", sandbox, strerror(errno));
-	free(keep);
-	free(root);
-	free(outside);
-	free(arcdir);
-	free(sandbox);
+	fixture_close();
 	return tap_done();
 }
