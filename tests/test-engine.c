@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "rng.h"
 #include "tap.h"
 
 #define NONE ((size_t)-1)
@@ -22,11 +23,7 @@ static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
 
 static uint64_t rnd(void)
 {
-	/* xorshift64*: fixed seed, so every run sees the same corpus */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
+	return xorshift64s(&rng_state);
 }
 
 static size_t rnd_range(size_t lo, size_t hi)	/* uniform in [lo, hi] */

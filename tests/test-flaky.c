@@ -10,17 +10,14 @@
 #include <string.h>
 
 #include "engine/flaky.h"
+#include "rng.h"
 #include "tap.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t rnd(void)
 {
-	/* xorshift64*: fixed seed, the same corpus every run */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
+	return xorshift64s(&rng_state);
 }
 
 static double urand(void)

@@ -15,6 +15,7 @@
 #include "index/index.h"
 #include "base/util.h"
 #include "index-docs.h"
+#include "rng.h"
 #include "tap.h"
 
 /* Mutated documents, bytes inserted, deleted and replaced anywhere: each
@@ -25,10 +26,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t rnd(void)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dULL;
+	return xorshift64s(&rng);
 }
 
 static const char *const seeds[] = {
