@@ -99,6 +99,32 @@ tap_ok $? "that build is unavailable, and the reason names the cap"
 is "$(find "$T/cache5/tmp" -type f | wc -l)" 0 "nothing of it is left in the cache (no .part)"
 set_faults '{}'
 
+# -- 5b. A size the index gives is held to the cap too ------------------
+# 10^15 bytes, and a body that never ends: before, the cache evicted
+# every verified entry to make room and the download filled the disk.
+"$PYTHON3" - "$T/farm/index.json" "$T/farm/bigsize.json" <<'PY'
+import json, sys
+idx = json.load(open(sys.argv[1]))
+for b in idx["builds"]:
+    if b["id"] == "b0003":
+        for a in b["artifacts"]:
+            a["size"] = 10**15
+json.dump(idx, open(sys.argv[2], "w"))
+PY
+held=$(find "$T/cache5/sha256" -type f | wc -l)
+set_faults '{"builds/b0003.tar.gz": "always:endless=8000000"}'
+reset_log
+run bounded 60 "$ARTBISECT" --index "$BASE/bigsize.json" "${A[@]}" --cache-size 20M \
+	--cache-dir "$T/cache5" --work-dir "$T/work5b"
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0005 "a size of 10^15 bytes: the bisection goes on"
+has_step "$OUT" id=b0003 by=unavailable \
+	"reason=b0003.tar.gz: the index gives 909.5 TiB, more than the cache cap (--cache-size) of 20.0 MiB; not downloaded"
+tap_ok $? "that build is unavailable, and the reason names the size and the cap"
+is "$(count_requests '^GET /builds/b0003.tar.gz ')" 0 "it was not even asked for"
+tap_ok $([ "$held" -gt 0 ] && [ "$(find "$T/cache5/sha256" -type f | wc -l)" -ge "$held" ]; echo $?) \
+	"no verified entry was evicted for it ($held before)"
+set_faults '{}'
+
 # -- 6. A slow drip ends as a silent server does ------------------------
 set_faults '{"builds/b0003.tar.gz": "always:drip"}'
 run bounded 40 "$ARTBISECT" --index "$BASE/index.json" "${A[@]}" \

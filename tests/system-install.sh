@@ -53,8 +53,8 @@ is "$RC" 0 "start --install system: exit 0"
 first=$(ab status --json | json_get - current.id)
 like "$OUT" "Build $first is ready to test" "it names the candidate"
 like "$OUT" "installed and set as the default for the next boot only: reboot into it" "it says to reboot"
-like "$ERR" "Installed kernel-core-$first \\(kernel $first\\.noarch\\); next boot only: grub2-reboot --boot-directory=$SYS/boot 0123456789abcdef0123456789abcdef-$first\\.noarch" \
-	"the kernel is installed and made the one-shot default (BLS id)"
+like "$ERR" "Installed kernel-core-$first\\.noarch \\(kernel $first\\.noarch\\); next boot only: grub2-reboot --boot-directory=$SYS/boot 0123456789abcdef0123456789abcdef-$first\\.noarch" \
+	"the kernel is installed (its NEVRA, read off the package) and made the one-shot default (BLS id)"
 tap_ok $([ -x "$SYS/lib/modules/$first.noarch/works" ]; echo $?) "its files are in the system root"
 is "$(installed)" 1 "the candidate's RPM is in the system's rpm database"
 
@@ -116,6 +116,47 @@ tap_ok $([ -f "$TESTS_SRCDIR/../data/systemd/artbisect-continue.service" ] &&
 		"$TESTS_SRCDIR/../data/systemd/artbisect-continue.service"; echo $?) \
 	"the shipped systemd unit runs exactly this after each boot"
 
+# --- what reset removes is what the packages say they are ----------------
+# The URL's file name is the farm's to choose and no signature covers
+# it: here it names an unrelated package, "victim", and carries a CSI.
+# Installing takes the names off the package headers, reset erases
+# exactly those NEVRAs, and says so escaped.
+{
+	printf 'Name: victim\nVersion: 1.0\nRelease: 1\nSummary: not ours\nLicense: MIT\nBuildArch: noarch\n'
+	printf '%%description\nx\n%%install\nmkdir -p %%{buildroot}/opt/victim\n%%files\n/opt/victim\n'
+} > "$T/rpm/victim.spec"
+rpmbuild -bb --quiet --define "_topdir $T/rpm/top" --define "_build_id_links none" \
+	--define "__os_install_post %{nil}" "$T/rpm/victim.spec" > "$T/rpm/victim.log" 2>&1 ||
+	bail_out "rpmbuild victim: $(tail -n 3 "$T/rpm/victim.log")"
+rpm --root "$SYS" --dbpath /var/lib/rpm -i --nodeps "$T"/rpm/top/RPMS/noarch/victim-1.0-1.noarch.rpm ||
+	bail_out "cannot install victim into the scratch root"
+mkdir -p "$T/evilfarm/rpms"
+"$PYTHON3" - "$T/rpmfarm" "$T/evilfarm" <<'PY'
+import json, os, shutil, sys, urllib.parse
+src, dst = sys.argv[1], sys.argv[2]
+idx = json.load(open(os.path.join(src, "index.json")))
+for b in idx["builds"]:
+    for a in b["artifacts"]:
+        name = os.path.basename(a["url"]).replace(".noarch.rpm", " victim \u009b31mX.noarch.rpm")
+        shutil.copy(os.path.join(src, a["url"]), os.path.join(dst, "rpms", name))
+        a["url"] = "rpms/" + urllib.parse.quote(name)
+json.dump(idx, open(os.path.join(dst, "index.json"), "w"))
+PY
+start_server "$T/evilfarm"
+W="$T/w-evil"
+run ab start --index "$BASE/index.json" --install system --system-root "$SYS"
+is "$RC" 0 "a file name that names another package: start installs the build"
+evil=$(ab status --json | json_get - current.id)
+like "$ERR" "Installed kernel-core-$evil\\.noarch \\(kernel $evil\\.noarch\\)" "the package's own NEVRA and release, not the file name's"
+like "$(cat "$W/session.json")" "\"names\": \"kernel-core-$evil\\.noarch\"" "the session keeps only that NEVRA"
+run ab reset
+is "$RC" 0 "reset: exit 0"
+like "$OUT" "^Removed kernel-core-$evil\\.noarch \\(kernel $evil\\.noarch\\)\\.$" "reset removed the kernel it installed"
+is "$(rpm --root "$SYS" --dbpath /var/lib/rpm -q victim 2>&1)" "victim-1.0-1.noarch" "and left the unrelated package alone"
+tap_ok $(! grep -q $'\xc2\x9b' <<<"$OUT$ERR"; echo $?) "no raw control byte from the farm reached the terminal"
+rpm --root "$SYS" --dbpath /var/lib/rpm -e --nodeps victim 2>/dev/null
+stop_server
+
 run ab --index "$T/rpmfarm/index.json" --install system --system-root "$SYS" --probe true
 like "$RC/$ERR" "^2/.*--install system is for testing by hand" "--install system with a probe run: exit 2, said"
 ab reset > /dev/null 2>&1
@@ -147,5 +188,37 @@ like "$(cat "$T/calls")" "^grub-reboot --boot-directory=$SYS2/boot Advanced opti
 like "$(dpkg --root="$SYS2" -l 2>/dev/null | grep '^ii')" 'linux-image-6.1.0-test' "dpkg installed the candidate into the system root"
 run ab reset
 is "$RC/$(dpkg --root="$SYS2" -l 2>/dev/null | grep -c '^ii')" 0/0 "reset purged it"
+
+# A .deb's file name that would put an option and another package on
+# dpkg's command line: the name comes from the control file instead.
+mkdir -p "$T/victim/DEBIAN"
+printf 'Package: victim\nVersion: 1.0\nArchitecture: all\nMaintainer: t <t@t>\nDescription: not ours\n' \
+	> "$T/victim/DEBIAN/control"
+dpkg-deb --build --root-owner-group "$T/victim" "$T/victim.deb" > /dev/null 2>&1 || bail_out "dpkg-deb victim"
+dpkg --root="$SYS2" --force-script-chrootless --force-not-root -i "$T/victim.deb" > /dev/null 2>&1 ||
+	bail_out "cannot install victim into the scratch root"
+mkdir -p "$T/evildeb"
+"$PYTHON3" - "$T/debfarm" "$T/evildeb" <<'PY'
+import json, os, shutil, sys, urllib.parse
+src, dst = sys.argv[1], sys.argv[2]
+idx = json.load(open(os.path.join(src, "index.json")))
+for b in idx["builds"]:
+    for a in b["artifacts"]:
+        d = os.path.dirname(a["url"])
+        os.makedirs(os.path.join(dst, d), exist_ok=True)
+        name = "--force-depends victim " + os.path.basename(a["url"])
+        shutil.copy(os.path.join(src, a["url"]), os.path.join(dst, d, name))
+        a["url"] = (d + "/" if d else "") + urllib.parse.quote(name)
+json.dump(idx, open(os.path.join(dst, "index.json"), "w"))
+PY
+start_server "$T/evildeb"
+W="$T/w-evildeb"
+run ab start --index "$BASE/index.json" --install system --system-root "$SYS2"
+is "$RC" 0 "a .deb named like options and another package: start installs it"
+run ab reset
+is "$RC" 0 "reset: exit 0"
+like "$OUT" "^Removed linux-image-6\\.1\\.0-test \\(kernel 6\\.1\\.0-test\\)\\.$" "reset purged the package the control file names"
+is "$(dpkg --root="$SYS2" -l 2>/dev/null | awk '/^ii/ {print $2}')" victim "and nothing else"
+stop_server
 
 plan_done

@@ -266,7 +266,8 @@ static void test_http_urls(void)
 		"{\"url\":\"dl?id=3\",\"sha256\":\"" SHA_A "\",\"type\":\"file\",\"size\":0,\"name\":\"kernel\"},"
 		ART("/abs/p.tar.zst") ","
 		ART("caf\\u00e9.rpm") ","
-		ART("k+1~x@y,z;a=b.rpm")
+		ART("k+1~x@y,z;a=b.rpm") ","
+		ART("csi\\u009b31m.rpm")
 		"]}]}";
 	ab_error err;
 	ab_index *idx = parse(doc, HTTP_URL, &err);
@@ -282,7 +283,7 @@ static void test_http_urls(void)
 	tap_ok(!strcmp(idx->builds[0].commit, "3f4d1b5c2a") && !strcmp(idx->builds[0].date, "2008-06-27") &&
 	       !strcmp(idx->builds[0].version, "2.6.26") && !idx->builds[0].failed,
 	       "build fields read");
-	tap_ok(idx->builds[0].nartifacts == 12, "12 artifacts");
+	tap_ok(idx->builds[0].nartifacts == 13, "13 artifacts");
 	tap_ok(art_is(idx, 0, 0, "http://h:1/farm/rpms/x.rpm", "x.rpm", AB_ART_RPM), "rpms/x.rpm resolves");
 	tap_ok(art_is(idx, 0, 1, "http://h:1/x.tar.gz", "x.tar.gz", AB_ART_TAR), "../x.tar.gz resolves");
 	tap_ok(art_is(idx, 0, 2, "https://other/x.zip", "x.zip", AB_ART_ZIP), "absolute https URL kept");
@@ -302,6 +303,8 @@ static void test_http_urls(void)
 	       "non-ASCII encoded in the URL, decoded in the file name");
 	tap_ok(art_is(idx, 0, 11, "http://h:1/farm/k+1~x@y,z;a=b.rpm", "k+1~x@y,z;a=b.rpm", AB_ART_RPM),
 	       "sub-delims kept as they are");
+	tap_ok(art_is(idx, 0, 12, "http://h:1/farm/csi%c2%9b31m.rpm", "csi__31m.rpm", AB_ART_RPM),
+	       "a C1 control (U+009B) never reaches the file name");
 	tap_ok(!strcmp(art(idx, 0, 0)->sha256, SHA_A), "sha256 stored");
 	ab_index_free(idx);
 }

@@ -200,7 +200,9 @@ static void fetch_items_free(ab_fetch_item *items, size_t nitems)
 }
 
 /* Make room first: the cap holds while this build comes in, and a
- * small disk is not filled by entries that are no longer needed. */
+ * small disk is not filled by entries that are no longer needed. The
+ * sizes are the index's word: an artifact it says is larger than the
+ * cap evicts nothing (the download refuses it, ab_fetch_artifacts). */
 static void cache_room_for(const ab_bisect *b, ab_cache *cache, const ab_build *bd)
 {
 	const char **keep;
@@ -209,14 +211,18 @@ static void cache_room_for(const ab_bisect *b, ab_cache *cache, const ab_build *
 
 	if (b->opt.cache_size < 0)
 		return;
-	keep = ab_xcalloc(bd->nartifacts, sizeof *keep);
 	for (i = 0; i < bd->nartifacts; i++) {
-		keep[i] = bd->artifacts[i].sha256;
-		if (!ab_cache_has(cache, bd->artifacts[i].sha256) && bd->artifacts[i].size > 0)
-			incoming += bd->artifacts[i].size;
+		int64_t sz = bd->artifacts[i].size;
+
+		if (sz > b->opt.cache_size)
+			return;
+		if (sz > 0 && !ab_cache_has(cache, bd->artifacts[i].sha256))
+			incoming = sz < b->opt.cache_size - incoming ? incoming + sz : b->opt.cache_size;
 	}
-	ab_cache_evict(cache, b->opt.cache_size > incoming ? b->opt.cache_size - incoming : 0,
-		       keep, bd->nartifacts);
+	keep = ab_xcalloc(bd->nartifacts, sizeof *keep);
+	for (i = 0; i < bd->nartifacts; i++)
+		keep[i] = bd->artifacts[i].sha256;
+	ab_cache_evict(cache, b->opt.cache_size - incoming, keep, bd->nartifacts);
 	free(keep);
 }
 

@@ -83,6 +83,7 @@ void ab_session_free(ab_session *s)
 	free(s->started);
 	free(s->running_kernel);
 	for (i = 0; i < s->nkernels; i++) {
+		free(s->kernels[i].build);
 		free(s->kernels[i].type);
 		free(s->kernels[i].release);
 		free(s->kernels[i].names);
@@ -92,19 +93,37 @@ void ab_session_free(ab_session *s)
 	free(s);
 }
 
-void ab_session_add_kernel(ab_session *s, const char *type, const char *release,
-			   const char *names)
+void ab_session_add_kernel(ab_session *s, const char *build, const char *type,
+			   const char *release, const char *names)
 {
 	size_t i;
 
-	for (i = 0; i < s->nkernels; i++)
-		if (!strcmp(s->kernels[i].release, release) && !strcmp(s->kernels[i].names, names))
+	for (i = 0; i < s->nkernels; i++) {
+		if (!strcmp(s->kernels[i].release, release) && !strcmp(s->kernels[i].names, names)) {
+			if (build) {
+				/* the same packages, now for this build */
+				free(s->kernels[i].build);
+				s->kernels[i].build = ab_xstrdup(build);
+			}
 			return;
+		}
+	}
 	s->kernels = ab_xrealloc(s->kernels, (s->nkernels + 1) * sizeof *s->kernels);
+	s->kernels[s->nkernels].build = build ? ab_xstrdup(build) : NULL;
 	s->kernels[s->nkernels].type = ab_xstrdup(type);
 	s->kernels[s->nkernels].release = ab_xstrdup(release);
 	s->kernels[s->nkernels].names = ab_xstrdup(names);
 	s->nkernels++;
+}
+
+const char *ab_session_kernel_release(const ab_session *s, const char *build)
+{
+	size_t i;
+
+	for (i = s->nkernels; i-- > 0;)
+		if (s->kernels[i].build && !strcmp(s->kernels[i].build, build))
+			return s->kernels[i].release;
+	return NULL;
 }
 
 static void add_step(ab_session *s, const char *id, ab_term v, ab_by by, double secs,
@@ -210,7 +229,7 @@ ab_session *ab_session_load(const char *work_dir, ab_error *err)
 	json_array_foreach(json_object_get(root, "kernels"), i, v) {
 		const char *t = str_field(v, "type"), *r = str_field(v, "release"), *nm = str_field(v, "names");
 		if (t && r && nm)
-			ab_session_add_kernel(s, t, r, nm);
+			ab_session_add_kernel(s, str_field(v, "build"), t, r, nm);
 	}
 	/* Absent in sessions from before it was counted. */
 	v = json_object_get(root, "downloaded_bytes");
@@ -296,7 +315,9 @@ int ab_session_save(const ab_session *s, const char *work_dir, ab_error *err)
 	if (s->nkernels) {
 		json_t *ks = json_array();
 		for (i = 0; i < s->nkernels; i++)
-			json_array_append_new(ks, json_pack("{s:s, s:s, s:s}", "type", s->kernels[i].type,
+			json_array_append_new(ks, json_pack("{s:s?, s:s, s:s, s:s}",
+							   "build", s->kernels[i].build,
+							   "type", s->kernels[i].type,
 							   "release", s->kernels[i].release,
 							   "names", s->kernels[i].names));
 		json_object_set_new(root, "kernels", ks);

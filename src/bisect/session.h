@@ -29,9 +29,10 @@ typedef struct ab_session_step {
 
 /* A kernel --install system put on the machine. */
 typedef struct ab_session_kernel {
+	char *build;		/* the build's id; NULL in older sessions */
 	char *type;		/* "rpm" or "deb" */
 	char *release;		/* uname -r */
-	char *names;		/* its packages, space-separated */
+	char *names;		/* its packages, space-separated, as ab_sys_install gave them */
 } ab_session_kernel;
 
 typedef struct ab_session {
@@ -51,9 +52,13 @@ typedef struct ab_session {
 	size_t nkernels;
 } ab_session;
 
-/* Remembers an installed kernel (once per release). */
-void ab_session_add_kernel(ab_session *s, const char *type, const char *release,
-			   const char *names);
+/* Remembers an installed kernel (once per release and packages); build
+ * may be NULL. */
+void ab_session_add_kernel(ab_session *s, const char *build, const char *type,
+			   const char *release, const char *names);
+
+/* The release of the kernel installed for build, or NULL. */
+const char *ab_session_kernel_release(const ab_session *s, const char *build);
 
 ab_session *ab_session_new(char **argv, const char *good, const char *bad);
 void ab_session_free(ab_session *s);

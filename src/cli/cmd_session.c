@@ -21,7 +21,11 @@ static int run_installed_step(ctx *c)
 	if (!c->has_current)
 		return prepare_and_say(c);	/* nothing installed yet */
 	bd = &c->idx->builds[c->current];
-	release = ab_kernel_release(bd);
+	/* The release installing read off its packages; a session from
+	 * before it was kept has only the file names' guess. */
+	release = ab_xstrdup(ab_session_kernel_release(c->sess, bd->id));
+	if (!release)
+		release = ab_kernel_release(bd);
 	if (!release)
 		release = ab_xstrdup(bd->version ? bd->version : bd->id);
 	running = ab_sys_running_release(sysroot);
@@ -190,20 +194,21 @@ static int install_on_system(ctx *c, size_t idx, const char *artifacts)
 	const char *sysroot = c->cli->system_root ? c->cli->system_root : "/";
 	char *list = ab_xstrdup(artifacts ? artifacts : ""), *save = NULL, *p;
 	const char **paths = ab_xcalloc(bd->nartifacts + 1, sizeof *paths);
-	char *installed = NULL, *reason = NULL, *release = ab_kernel_release(bd), *how = NULL;
-	size_t n = 0;
-	int rc;
+	char *installed = NULL, *reason = NULL, *release = NULL, *how = NULL;
+	size_t n = 0, a;
+	int rc, deb = 0;
 
 	for (p = strtok_r(list, "\n", &save); p && n < bd->nartifacts; p = strtok_r(NULL, "\n", &save))
 		paths[n++] = p;
-	rc = ab_sys_install(bd, paths, n, sysroot, c->keyring, &installed, &reason, &c->err);
+	for (a = 0; a < bd->nartifacts; a++)
+		deb |= bd->artifacts[a].type == AB_ART_DEB;
+	rc = ab_sys_install(bd, paths, n, sysroot, c->keyring, &installed, &release, &reason, &c->err);
 	if (rc == 0) {
 		if (!release) {
-			/* Not a kernel package name we know: take the version. */
+			/* No kernel package we know: take the version. */
 			release = ab_xstrdup(bd->version ? bd->version : bd->id);
 		}
-		ab_session_add_kernel(c->sess, bd->artifacts[0].type == AB_ART_DEB ? "deb" : "rpm",
-				      release, installed);
+		ab_session_add_kernel(c->sess, bd->id, deb ? "deb" : "rpm", release, installed);
 		ctx_save(c);
 		rc = ab_sys_oneshot(sysroot, release, &how, &c->err);
 		if (rc >= 0 && !c->cli->quiet) {
@@ -576,16 +581,23 @@ static int remove_kernels(ctx *c)
 	c->rpm_ready = 1;
 	for (i = 0; i < c->sess->nkernels; i++) {
 		const ab_session_kernel *k = &c->sess->kernels[i];
+		/* Both were read off packages a farm sent. */
+		char *names = ab_esc_term(k->names), *release = ab_esc_term(k->release);
+		int rc = 0;
 
 		if ((running && !strcmp(k->release, running)) ||
 		    (c->sess->running_kernel && !strcmp(k->release, c->sess->running_kernel))) {
-			printf(_("Kept %s: kernel %s is running (or was at the start).\n"), k->names, k->release);
-			continue;
+			printf(_("Kept %s: kernel %s is running (or was at the start).\n"), names, release);
+		} else if (ab_sys_remove(sysroot, !strcmp(k->type, "deb") ? AB_ART_DEB : AB_ART_RPM,
+					 k->names, &c->err) < 0) {
+			rc = -1;
+		} else {
+			printf(_("Removed %s (kernel %s).\n"), names, release);
 		}
-		if (ab_sys_remove(sysroot, !strcmp(k->type, "deb") ? AB_ART_DEB : AB_ART_RPM, k->names,
-				  &c->err) < 0)
+		free(names);
+		free(release);
+		if (rc < 0)
 			return -1;
-		printf(_("Removed %s (kernel %s).\n"), k->names, k->release);
 	}
 	return 0;
 }

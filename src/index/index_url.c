@@ -84,7 +84,8 @@ static char *percent_decode(const char *s, size_t n, size_t *outlen)
 }
 
 /* The last segment of the URL path path[0..n), percent-decoded, with '/',
- * NUL and control bytes made '_'; NULL when it is empty, "." or "..". */
+ * NUL and control bytes (C1 ones in UTF-8 too: U+009B starts a terminal
+ * sequence as ESC [ does) made '_'; NULL when it is empty, "." or "..". */
 static char *last_segment(const char *path, size_t n)
 {
 	const char *seg = path, *s;
@@ -99,6 +100,9 @@ static char *last_segment(const char *path, size_t n)
 		unsigned char c = (unsigned char)name[i];
 		if (c == '/' || c < 0x20 || c == 0x7f)
 			name[i] = '_';
+		else if (c == 0xc2 && i + 1 < len && (unsigned char)name[i + 1] >= 0x80 &&
+			 (unsigned char)name[i + 1] <= 0x9f)
+			name[i] = name[i + 1] = '_';
 	}
 	if (!strcmp(name, "") || !strcmp(name, ".") || !strcmp(name, "..")) {
 		free(name);

@@ -584,7 +584,7 @@ int64_t ab_cache_default_cap(const ab_cache *c)
 	if (statvfs(c->entries, &vfs) < 0)
 		return (int64_t)1 << 32;
 	cap = ((int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize + held) / 4;
-	return cap < ((int64_t)256 << 20) ? (int64_t)256 << 20 : cap;
+	return cap < AB_CACHE_CAP_FLOOR ? AB_CACHE_CAP_FLOOR : cap;
 }
 
 /* ---- pages ---- */

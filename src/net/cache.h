@@ -109,7 +109,8 @@ int ab_cache_page_put(const ab_cache *c, const char *url, const ab_cache_page_in
 void ab_cache_page_forget(const ab_cache *c, const char *url);
 
 /* The default cap: a quarter of what the cache's file system could give
- * it (free space plus what the cache holds), at least 256 MiB. */
+ * it (free space plus what the cache holds), at least AB_CACHE_CAP_FLOOR. */
+#define AB_CACHE_CAP_FLOOR ((int64_t)256 << 20)
 int64_t ab_cache_default_cap(const ab_cache *c);
 
 #endif

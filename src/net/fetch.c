@@ -288,6 +288,28 @@ static int64_t unknown_cap(ab_cache *cache, const ab_fetch_options *opt)
 	return opt->unknown_size_cap > 0 ? opt->unknown_size_cap : ab_cache_default_cap(cache);
 }
 
+/* Why a body of the size the index gives is not even asked for: more
+ * than the cache cap, which holds whatever the index says (a size is the
+ * farm's word: one past the cap would evict every verified entry and
+ * fill the disk). NULL when it fits. */
+static char *declared_over_cap(const xfer *x, ab_cache *cache, const ab_fetch_options *opt)
+{
+	int64_t cap;
+	char sz[32], cz[32];
+
+	/* (The default cap, which lists the cache, only where it may matter.) */
+	if (x->item->size <= 0 || (opt->unknown_size_cap <= 0 && x->item->size <= AB_CACHE_CAP_FLOOR))
+		return NULL;
+	cap = unknown_cap(cache, opt);
+	if (x->item->size <= cap)
+		return NULL;
+	ab_format_size((long long)x->item->size, sz);
+	ab_format_size((long long)cap, cz);
+	return opt->unknown_size_cap > 0
+		? ab_xasprintf(_("the index gives %s, more than the cache cap (--cache-size) of %s; not downloaded"), sz, cz)
+		: ab_xasprintf(_("the index gives %s, more than the cache's default cap (--cache-size) of %s; not downloaded"), sz, cz);
+}
+
 /* Where a body of unknown size stops, once x->received is settled: the
  * cache cap, or the free space the file can still take when that is less. */
 static void set_limit(xfer *x, ab_cache *cache, const ab_fetch_options *opt)
@@ -821,6 +843,16 @@ int ab_fetch_run_all(xfer *xs, size_t n, ab_cache *cache, const ab_fetch_options
 				if (x->state == XFER_DONE)
 					left--;
 				continue;
+			}
+			if (x->item && !x->mem) {
+				char *why = declared_over_cap(x, cache, opt);
+
+				if (why) {
+					ab_fetch_give_up(x, why);
+					if (x->state == XFER_DONE)
+						left--;
+					continue;
+				}
 			}
 			if (sink_reset(x, cache, opt, err) < 0) {
 				rc = -1;

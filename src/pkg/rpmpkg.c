@@ -641,13 +641,24 @@ static ab_rpm_rc erase_unlocked(const char *const *names, size_t n, const char *
 		ret = AB_RPM_REFUSED;
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		rpmdbMatchIterator mi = rpmtsInitIterator(ts, RPMDBI_LABEL, names[i], 0);
+	{
+		/* Exact matches only: a label lookup would take a bare NAME
+		 * for every version of it. */
+		rpmdbMatchIterator mi = rpmtsInitIterator(ts, RPMDBI_PACKAGES, NULL, 0);
 		Header h;
 
 		while ((h = rpmdbNextIterator(mi))) {
-			rpmtsAddEraseElement(ts, h, -1);
-			found++;
+			char *nevra = headerGetAsString(h, RPMTAG_NEVRA), *nvr = headerGetAsString(h, RPMTAG_NVR);
+
+			for (i = 0; i < n; i++) {
+				if ((nevra && !strcmp(names[i], nevra)) || (nvr && !strcmp(names[i], nvr))) {
+					rpmtsAddEraseElement(ts, h, -1);
+					found++;
+					break;
+				}
+			}
+			free(nevra);
+			free(nvr);
 		}
 		rpmdbFreeIterator(mi);
 	}

@@ -55,8 +55,9 @@ ab_rpm_rc ab_rpm_verify(const char *path, const ab_rpm_keyring *kr, char **reaso
 ab_rpm_rc ab_rpm_install(const char *const *paths, size_t n, const char *root,
 			 const ab_rpm_keyring *kr, char **reason, ab_error *err);
 
-/* Erases the installed packages called names[] (rpm labels: NAME or
- * NAME-VERSION-RELEASE) from the database in root/var/lib/rpm. */
+/* Erases the installed packages whose NAME-[EPOCH:]VERSION-RELEASE.ARCH
+ * or NAME-VERSION-RELEASE is exactly one of names[] from the database in
+ * root/var/lib/rpm; a bare NAME matches nothing. */
 ab_rpm_rc ab_rpm_erase(const char *const *names, size_t n, const char *root, char **reason,
 		       ab_error *err);
 

@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "base/i18n.h"
+#include "base/escape.h"
+#include "pkg/deb.h"
 #include "pkg/rpmpkg.h"
 #include "pkg/sysinstall.h"
 #include "base/util.h"
@@ -110,8 +112,85 @@ static int is_system_root(const char *sysroot)
 	return !strcmp(sysroot, "/");
 }
 
+/* A word of a package's identity (name, epoch, version, release, arch)
+ * as rpm and dpkg spell them: it goes into the session, onto dpkg's
+ * command line and into erasing, so nothing else passes (no space, no
+ * leading '-' that a tool would take for an option). */
+static int pkg_word_ok(const char *s, int deb_name)
+{
+	size_t i;
+
+	if (!s || !*s || (!isalnum((unsigned char)s[0]) && (deb_name || s[0] != '_')))
+		return 0;
+	for (i = 0; s[i]; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (deb_name ? !(islower(ch) || isdigit(ch) || strchr("+.-", ch))
+			     : !(isalnum(ch) || strchr("._+~^-", ch)))
+			return 0;
+	}
+	return deb_name ? i >= 2 : 1;
+}
+
+/* What removing one package needs, read off its own header (never the
+ * URL's file name, which the farm chooses freely and no signature
+ * covers): NAME-[EPOCH:]VERSION-RELEASE.ARCH for an rpm, the exact
+ * NEVRA erasing matches; the package name for a .deb. And the uname -r
+ * of its kernel when it is one. 0, 1 with *reason, -1 with err. */
+static int package_identity(const char *path, ab_artifact_type type, char **word, char **release,
+			    char **reason, ab_error *err)
+{
+	ab_pkg_info info;
+	int rc;
+
+	*word = NULL;
+	if (type == AB_ART_RPM) {
+		ab_rpm_rc r = ab_rpm_read_info(path, &info, reason, err);
+		rc = r == AB_RPM_OK ? 0 : r == AB_RPM_REFUSED ? 1 : -1;
+	} else {
+		ab_deb_rc r = ab_deb_read_info(path, &info, reason, err);
+		rc = r == AB_DEB_OK ? 0 : r == AB_DEB_REFUSED ? 1 : -1;
+	}
+	if (rc != 0)
+		return rc;
+	if (type == AB_ART_RPM) {
+		if (!pkg_word_ok(info.name, 0) || !pkg_word_ok(info.version, 0) ||
+		    !pkg_word_ok(info.release, 0) || !pkg_word_ok(info.arch, 0) ||
+		    (info.epoch && !pkg_word_ok(info.epoch, 0))) {
+			rc = 1;
+		} else {
+			*word = ab_xasprintf("%s-%s%s%s-%s.%s", info.name, info.epoch ? info.epoch : "",
+					     info.epoch ? ":" : "", info.version, info.release, info.arch);
+			/* kernel-core, or kernel where there is no -core split */
+			if (!*release && (!strcmp(info.name, "kernel-core") || !strcmp(info.name, "kernel")))
+				*release = ab_xasprintf("%s-%s.%s", info.version, info.release, info.arch);
+		}
+	} else if (!pkg_word_ok(info.name, 1)) {
+		rc = 1;
+	} else {
+		static const char *const debs[] = { "linux-image-unsigned-", "linux-image-" };
+		size_t k;
+
+		*word = ab_xstrdup(info.name);
+		for (k = 0; k < sizeof debs / sizeof debs[0] && !*release; k++) {
+			size_t p = strlen(debs[k]);
+			if (!strncmp(info.name, debs[k], p) && isdigit((unsigned char)info.name[p]))
+				*release = ab_xstrdup(info.name + p);
+		}
+	}
+	if (rc == 1) {
+		char *shown = ab_esc_term(info.name ? info.name : "");
+		*reason = ab_xasprintf(_("the package in %s calls itself %s: not a package name rpm or dpkg would take"),
+				       path, shown);
+		free(shown);
+	}
+	ab_pkg_info_free(&info);
+	return rc;
+}
+
 int ab_sys_install(const ab_build *bd, const char *const *paths, size_t n, const char *sysroot,
-		   const struct ab_rpm_keyring *kr, char **installed, char **reason, ab_error *err)
+		   const struct ab_rpm_keyring *kr, char **installed, char **release,
+		   char **reason, ab_error *err)
 {
 	const char **rpms = ab_xcalloc(n + 1, sizeof *rpms);
 	char **debargv = ab_xcalloc(n + 8, sizeof *debargv);
@@ -120,6 +199,7 @@ int ab_sys_install(const ab_build *bd, const char *const *paths, size_t n, const
 	int rc = 0;
 
 	*installed = NULL;
+	*release = NULL;
 	*reason = NULL;
 	debargv[a++] = ab_xstrdup("dpkg");
 	if (!is_system_root(sysroot)) {
@@ -130,25 +210,28 @@ int ab_sys_install(const ab_build *bd, const char *const *paths, size_t n, const
 		debargv[a++] = ab_xstrdup("--force-not-root");
 	}
 	debargv[a++] = ab_xstrdup("--install");
-	for (i = 0; i < n && i < bd->nartifacts; i++) {
-		const char *f = bd->artifacts[i].filename;
-		size_t len = strlen(f);
+	debargv[a++] = ab_xstrdup("--");
+	for (i = 0; i < n && i < bd->nartifacts && rc == 0; i++) {
+		ab_artifact_type type = bd->artifacts[i].type;
+		char *word = NULL;
 
-		if (bd->artifacts[i].type == AB_ART_RPM) {
-			/* NAME-VERSION-RELEASE.ARCH.rpm -> NAME-VERSION-RELEASE, an
-			 * rpm label that erasing finds again. */
-			const char *dot = len > 4 ? memrchr(f, '.', len - 4) : NULL;
-
+		if (type != AB_ART_RPM && type != AB_ART_DEB)
+			continue;
+		rc = package_identity(paths[i], type, &word, release, reason, err);
+		if (rc != 0)
+			break;
+		ab_buf_printf(&names, "%s%s", names.len ? " " : "", word);
+		free(word);
+		if (type == AB_ART_RPM) {
 			rpms[nrpm++] = paths[i];
-			ab_buf_printf(&names, "%s%.*s", names.len ? " " : "",
-				      (int)(dot ? (size_t)(dot - f) : len - 4), f);
-		} else if (bd->artifacts[i].type == AB_ART_DEB) {
+		} else {
 			debargv[a++] = ab_xstrdup(paths[i]);
 			ndeb++;
-			ab_buf_printf(&names, "%s%.*s", names.len ? " " : "", (int)strcspn(f, "_"), f);
 		}
 	}
-	if (nrpm && ndeb) {
+	if (rc != 0) {
+		/* said in *reason or err */
+	} else if (nrpm && ndeb) {
 		*reason = ab_xstrdup(_("a build with both RPMs and .debs cannot be installed"));
 		rc = 1;
 	} else if (nrpm) {
@@ -167,8 +250,12 @@ int ab_sys_install(const ab_build *bd, const char *const *paths, size_t n, const
 		*reason = ab_xstrdup(_("the build has no RPM or .deb to install"));
 		rc = 1;
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		*installed = ab_buf_steal(&names);
+	} else {
+		free(*release);
+		*release = NULL;
+	}
 	ab_buf_free(&names);
 	for (i = 0; i < a; i++)
 		free(debargv[i]);
@@ -341,6 +428,20 @@ int ab_sys_oneshot(const char *sysroot, const char *release, char **how, ab_erro
 	return 0;
 }
 
+/* A word of the session's list of packages to remove: what
+ * package_identity writes (an rpm NEVRA has ':' after an epoch). */
+static int removable_word(const char *w, ab_artifact_type type)
+{
+	if (type == AB_ART_DEB)
+		return pkg_word_ok(w, 1);
+	if (!isalnum((unsigned char)w[0]) && w[0] != '_')
+		return 0;
+	for (; *w; w++)
+		if (!isalnum((unsigned char)*w) && !strchr("._+~^:-", *w))
+			return 0;
+	return 1;
+}
+
 int ab_sys_remove(const char *sysroot, ab_artifact_type type, const char *names, ab_error *err)
 {
 	char *copy = ab_xstrdup(names), *save = NULL, *tok, *why = NULL;
@@ -349,6 +450,16 @@ int ab_sys_remove(const char *sysroot, ab_artifact_type type, const char *names,
 	int rc = 0;
 
 	for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		/* The session file is ours, but a name that could be an
+		 * option is never passed on, whoever wrote it. */
+		if (!removable_word(tok, type)) {
+			char *shown = ab_esc_term(tok);
+			ab_error_set(err, AB_EXIT_FAILURE, _("the session names %s as a package to remove: not a package name"),
+				     shown);
+			free(shown);
+			rc = -1;
+			goto out;
+		}
 		list = ab_xrealloc(list, (n + 1) * sizeof *list);
 		list[n++] = tok;
 	}
@@ -363,7 +474,7 @@ int ab_sys_remove(const char *sysroot, ab_artifact_type type, const char *names,
 			rc = -1;
 		}
 	} else {
-		char **argv = ab_xcalloc(n + 6, sizeof *argv), *said = NULL;
+		char **argv = ab_xcalloc(n + 7, sizeof *argv), *said = NULL;
 		size_t a = 0;
 		int st;
 
@@ -374,6 +485,7 @@ int ab_sys_remove(const char *sysroot, ab_artifact_type type, const char *names,
 			argv[a++] = (char *)"--force-not-root";
 		}
 		argv[a++] = (char *)"--purge";
+		argv[a++] = (char *)"--";
 		for (i = 0; i < n; i++)
 			argv[a++] = list[i];
 		st = run_tool(argv, &said);

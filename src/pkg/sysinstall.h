@@ -17,18 +17,22 @@
 
 struct ab_rpm_keyring;
 
-/* The `uname -r` a kernel build will have, read off its package file
+/* The `uname -r` a kernel build will have, guessed from its package file
  * names (kernel-core-6.8.5-301.fc40.x86_64.rpm -> 6.8.5-301.fc40.x86_64;
  * linux-image-6.1.0-13-amd64_6.1.55-1_amd64.deb -> 6.1.0-13-amd64), or
- * NULL. Caller frees. */
+ * NULL: for reports, before anything is downloaded. Installing reads it
+ * off the packages themselves. Caller frees. */
 char *ab_kernel_release(const ab_build *bd);
 
 /* Installs the build's packages (paths, verified files in the cache)
- * into sysroot. 0 with *installed (the package names, for removal,
- * space-separated), 1 with *reason when the packages were refused, -1
- * with err. */
+ * into sysroot. 0 with *installed (what removing them takes, read off
+ * the packages themselves: rpm NEVRAs or .deb package names,
+ * space-separated) and *release (the uname -r of the kernel package
+ * among them, or NULL); 1 with *reason when the packages were refused
+ * (one whose name rpm or dpkg would not take, too); -1 with err. */
 int ab_sys_install(const ab_build *bd, const char *const *paths, size_t n, const char *sysroot,
-		   const struct ab_rpm_keyring *kr, char **installed, char **reason, ab_error *err);
+		   const struct ab_rpm_keyring *kr, char **installed, char **release,
+		   char **reason, ab_error *err);
 
 /* Makes kernel release the default for the next boot only. 0 with *how
  * (the command run), 1 with *how saying what to do by hand when no boot
