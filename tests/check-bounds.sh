@@ -38,6 +38,8 @@ is "$(json_get "$T/swapped.json" bounds.checked)/$(json_get "$T/swapped.json" bo
 like "$(json_get "$T/swapped.json" bounds.message)" '^the good end b0012 is bad \(the probe exited 1\): the problem is older than the range$' \
 	"good end after the culprit: the message names the end and why"
 like "$ERR" 'the good end b0012 is bad .*older than the range' "good end after the culprit: the text report says it"
+like "$ERR" '^Given as good: +b0012' "and names it as given, not as the last good build"
+unlike "$ERR" 'Last good build' "(which it is not)"
 is "$(json_get "$T/swapped.json" tested)/$(json_get "$T/swapped.json" builds)" "2/32" "tested counts the two end probes"
 is "$(json_get "$T/swapped.json" last_old.id)" b0012 "the ends' verdicts do not move the range (last_old stays b0012)"
 

@@ -50,6 +50,8 @@ tap_ok $("$PYTHON3" -c "import sys; sys.exit(0 if 0 <= float('$before') < 0.1 el
 	"the failure rate before it is reported, and low: no run before it failed ($before)"
 runs=$(wc -l < "$COUNTER.log")
 is "$(printf '%s' "$OUT" | json_get - flaky.probes)" "$runs" "every probe run is an observation ($runs)"
+is "$(printf '%s' "$OUT" | "$PYTHON3" -c 'import json,sys; print(sum(r["fails"] + r["passes"] for r in json.load(sys.stdin)["flaky"]["runs"]))')" "$runs" \
+	"the runs listed add up to the probe runs (the verdicts the range was given with are no runs)"
 tap_ok $(( $(sort "$COUNTER.log" | uniq -d | wc -l) > 0 ? 0 : 1 )) "some builds were run again"
 like "$ERR" 'Most likely first bad build: b0037 \(probability' "the text report says the culprit with its probability"
 like "$ERR" 'Estimated failure rate: [0-9.]+ before it, [0-9.]+ from it on' "and the rates"
@@ -111,6 +113,9 @@ is "$RC:$(printf '%s' "$OUT" | json_get - first_new.id)" 0:b0037 "--confirm on a
 is "$(printf '%s' "$OUT" | "$PYTHON3" -c 'import json,sys; print(sum(1 for s in json.load(sys.stdin)["steps"] if s["id"] in ("b0036","b0037")))')" 8 \
 	"the first bad and the last good build ran 3 times more each (8 runs in all)"
 unlike "$OUT" '"flaky"' "no flaky answer when the runs agree"
+is "$(grep -c '^Confirming b003[67] \[1\.0\.3[67]\] (run [123] of 3)$' "$T/run.err")" 6 \
+	"each confirming run is announced as one, with its round"
+unlike "$ERR" ' 1 candidates left' "and no '1 candidates left' anywhere"
 
 # By hand: one build judged bad, then good: both kept, the session goes on.
 W="$T/w6"

@@ -30,7 +30,7 @@ like "$OUT" 'Der erste schlechte Build ist b0013\.' "the report in German"
 like "$OUT" 'Letzter guter Build: b0012' "the report's details in German"
 like "$OUT" '5 Builds getestet \(5 vom Testskript\)' "plural forms through ngettext"
 like "$ERR" 'Teste b0009 \[1\.0\.9\]: 19 Kandidaten übrig, noch etwa 5 Schritte' "progress in German"
-like "$ERR" 'b0013: bad \([0-9]+\.[0-9]+ s\)' "numbers keep the decimal point"
+like "$ERR" 'b0013: schlecht \([0-9]+\.[0-9]+ s\)' "numbers keep the decimal point, verdicts are in German too"
 
 run de "$ARTBISECT" --index "$T/farm/index.json" --probe ./usr/bin/app --good b0012 --bad b0014 \
 	--work-dir "$T/w2" --cache-dir "$T/c" --json

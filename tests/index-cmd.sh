@@ -148,6 +148,8 @@ like "$ERR" 'name the one to index with --package NAME' "a directory of two proj
 run "$ARTBISECT" --index "$T/two-projects" --package tzdata --probe ./usr/bin/app --json \
 	--work-dir "$T/w-dir3" --cache-dir "$T/c-dir"
 is "$RC/$(json_get "$T/run.out" first_new.id)" 0/1.0.3-1 "a directory with --package tzdata: bisects tzdata"
+like "$ERR" "$T/two-projects holds an index.json; reading the builds in the directory instead \\(--index $T/two-projects/index.json reads that index\\)" \
+	"a directory with an index.json in it: said, with the --index that reads it"
 mkdir -p "$T/nothing"
 run "$ARTBISECT" --index "$T/nothing" --probe ./usr/bin/app --work-dir "$T/w-dir4"
 is "$RC" 2 "an empty directory as --index: exit 2"

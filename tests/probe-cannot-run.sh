@@ -24,17 +24,27 @@ like "$ERR" "the probe could not be run \\(exit 127 from '\\./myprobe\\.sh --qui
 like "$ERR" "it is in $T/here, where artbisect was started: give its absolute path, --probe '$T/here/myprobe\\.sh --quiet'" \
 	"the message names the file where artbisect was started and the --probe to give"
 unlike "$OUT" 'The first bad build' "no first bad build is reported"
-like "$ERR" "to go on: artbisect run --work-dir $T/w1" "it says how to go on"
-# The fix as suggested, pasted: the session goes on and finds the culprit.
-fixed=$(grep -o -- "--probe '[^']*'" "$T/run.err" | head -n 1 | sed "s/^--probe '//; s/'\$//")
-run "$ARTBISECT" run --work-dir "$T/w1" --probe "$fixed"
-is "$RC" 0 "run with the suggested --probe: found"
-like "$OUT" 'The first bad build is b0023' "run with the suggested --probe: the right build"
+like "$ERR" "to go on: artbisect run --work-dir $T/w1 --probe '$T/here/myprobe\\.sh --quiet'" \
+	"it says how to go on: with the probe it meant, not the one that cannot run"
+# The command as printed, pasted into a shell: the session goes on and
+# finds the culprit.
+hint=$(sed -n 's/^.*; to go on: //p' "$T/run.err")
+run bash -c "cd / && PATH='$(dirname "$ARTBISECT")':\$PATH && $hint --cache-dir '$T/cache'"
+is "$RC" 0 "the printed command, pasted: found"
+like "$OUT" 'The first bad build is b0023' "the printed command, pasted: the right build"
+# A bare name, meant from the directory artbisect was started in.
+run bash -c "cd '$T/here' && '$ARTBISECT' --index '$BASE/index.json' --cache-dir '$T/cache' \
+	--work-dir '$T/w1b' --probe 'myprobe.sh'"
+is "$RC" 4 "a bare name found where artbisect was started: exit 4"
+like "$ERR" "myprobe\\.sh is not a command on \\\$PATH; it is in $T/here, where artbisect was started: give its absolute path, --probe $T/here/myprobe\\.sh" \
+	"and the message gives the --probe to give"
 
 # A misspelt command name.
 run ab --work-dir "$T/w2" --probe 'no-such-probe-command --x'
 is "$RC" 4 "a command not on \$PATH: exit 4"
 like "$ERR" 'no-such-probe-command is not a command on \$PATH' "the message says it is not on \$PATH"
+like "$ERR" "to go on, give artbisect run --work-dir $T/w2 a --probe that runs\\." \
+	"and prints no command that would stop again"
 
 # A file that is there but not executable (the shell says 126).
 run ab --work-dir "$T/w3" --probe './usr/share/app/version'

@@ -25,10 +25,11 @@ is "$RC" 0 "with NO_COLOR: found"
 unlike "$OUT" $'\e\\[' "with NO_COLOR: no escape sequences"
 
 # A shell inside the root.
-SHELL=/bin/sh person '[["good or bad\\?[^\\n]*: $", "h\n"], ["come back here", "echo inside-$PWD; exit\n"]]' \
+SHELL=/bin/sh person '[["good or bad\\?[^\\n]*: $", "h\n"], ["come back here", "echo inside-$PWD build-$ARTBISECT_BUILD root-$ARTBISECT_ROOT; exit\n"]]' \
 	"${A[@]}" --work-dir "$T/w3"
 is "$RC" 0 "shell, then answers: found"
 like "$OUT" "inside-$T/w3/roots/9-b0009" "the shell runs in the build's root"
+like "$OUT" "build-b0009 root-$T/w3/roots/9-b0009" "with the probe's ARTBISECT_BUILD and ARTBISECT_ROOT"
 
 # --launch runs the application before asking, and again on retry.
 person '[["good or bad\\?[^\\n]*: $", "r\n"], ["It exited with status", ""]]' \

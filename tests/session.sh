@@ -68,6 +68,16 @@ tap_ok $(( $(find "$T/cache" -type f | wc -l) > 0 ? 0 : 1 )) "reset: the downloa
 run ab status
 is "$RC" 2 "status without a session: exit 2"
 like "$ERR" 'no session in' "status without a session says so"
+# A mistyped --work-dir: said, with the command that starts a session
+# there, and nothing is made.
+for cmd in run good status log reset; do
+	"$ARTBISECT" $cmd --work-dir "$T/typo-$cmd" > "$T/typo.out" 2> "$T/typo.err"
+done
+like "$(cat "$T/typo.out" "$T/typo.err")" "There is no session in $T/typo-reset" "reset of a work directory that is not there says so"
+run "$ARTBISECT" good --work-dir "$T/typo-good"
+like "$RC/$ERR" "^2/artbisect: no session in $T/typo-good \\(start one with 'artbisect start --index URL --work-dir $T/typo-good'\\)" \
+	"good with a mistyped --work-dir: exit 2, the hint keeps the --work-dir"
+is "$(ls -d "$T"/typo-* 2>/dev/null | wc -l)" 0 "no work directory was made for any of them"
 run ab replay "$T/session.log"
 is "$RC" 0 "replay: exit 0 (the replayed session had found it)"
 ab status --json > "$T/status2.json"
@@ -82,10 +92,32 @@ is "$RC" 0 "replay of a hand-written log: exit 0"
 is "$(status_of steps.0.by)/$(status_of steps.1.verdict)/$(status_of result)" replay/good/running \
 	"hand-written log: verdicts by replay, session running"
 like "$OUT" 'Build b0111 is ready to test' "replay prepares the next build"
+like "$(ab status)" "waiting:    b0111, unpacked in $W/roots/[0-9]+-b0111" "status names the root it is unpacked in"
+rm -rf "$W"/roots/*-b0111
+like "$(ab status)" "waiting:    b0111 \\(not unpacked now: artbisect run --work-dir $W unpacks it again\\)" \
+	"and does not name a root that is gone"
 printf 'artbisect start --index %s\nartbisect maybe b0149\n' "$BASE/index.json" > "$T/bad.log"
 run ab replay "$T/bad.log"
 is "$RC" 2 "replay of a bad log: exit 2"
 like "$ERR" 'bad.log, line 2: expected start, good, bad or skip' "replay of a bad log names the line"
+
+# A log that reads but cannot be replayed leaves the session it would
+# replace as it was: a contradiction, an index out of reach, a bad option.
+kept=$(ab status --json)
+printf 'artbisect start --index %s\nartbisect good -- b0030\nartbisect bad -- b0010\n' "$BASE/index.json" > "$T/contra.log"
+run ab replay "$T/contra.log"
+is "$RC" 2 "replay of a contradicting log: exit 2"
+like "$ERR" 'contra\.log, line 3: the verdict .bad. on build b0010 contradicts the lines before it' \
+	"the message names the log's line"
+unlike "$ERR" 'Replacing the session' "nothing was replaced"
+is "$(ab status --json)" "$kept" "the session is as it was"
+printf 'artbisect start --index http://127.0.0.1:1/index.json\n' > "$T/gone.log"
+run ab replay --retry-delay 0 "$T/gone.log"
+is "$RC/$(ab status --json)" "2/$kept" "an index out of reach: exit 2, the session as it was"
+printf 'artbisect start --index %s --bogus\n' "$BASE/index.json" > "$T/opt.log"
+run ab replay "$T/opt.log"
+like "$RC/$ERR" "^2/.*opt\.log, line 1: unknown option '--bogus'" "a bad option: exit 2, the log's line named"
+is "$(ab status --json)" "$kept" "and the session as it was"
 
 # --- wrong verdicts leave the session as it was ---------------------------
 before=$(ab status --json)
@@ -94,7 +126,7 @@ is "$RC" 2 "a verdict on an unknown build: exit 2"
 like "$ERR" 'b9999' "the message names the id"
 run ab good b0160
 is "$RC" 2 "good after the first bad build: exit 2"
-like "$ERR" 'b0160 cannot be good: the last good build is b0074 and the first bad build is b0149' \
+like "$ERR" 'b0160 cannot be good: so far the last good build is b0074 and the earliest bad one is b0149' \
 	"the message says why"
 is "$(ab status --json)" "$before" "refused verdicts change nothing"
 run ab skip
@@ -231,6 +263,25 @@ like "$md" '^#regzbot introduced: [0-9a-f]{40}\.\.[0-9a-f]{40}$' "report: the re
 ab reset > /dev/null
 run ab --index "$BASE/index.json" --probe ./usr/bin/app --report "$T/report2.md"
 unlike "$(cat "$T/report2.md")" 'regzbot' "no regzbot line for other projects"
+
+# A report that cannot be written: said before anything is downloaded...
+ab reset > /dev/null
+reset_log
+run ab --index "$BASE/index.json" --probe ./usr/bin/app --report "$T/no-such-dir/r.md"
+like "$RC/$ERR" "^2/artbisect: --report: cannot write in $T/no-such-dir: No such file or directory" \
+	"--report in a directory that does not exist: exit 2, said at once"
+is "$(count_requests '^GET /builds/')" 0 "nothing downloaded"
+run ab --index "$BASE/index.json" --probe ./usr/bin/app --report "$T"
+like "$RC/$ERR" "^2/artbisect: --report: $T is a directory" "--report naming a directory: exit 2"
+# ... and when it fails only at the end (a full disk), exit 3 and the
+# command that writes it again, which works when pasted.
+run ab --index "$BASE/index.json" --probe ./usr/bin/app --report /dev/full --work-dir "$T/w-full"
+is "$RC" 3 "a report the disk has no room for: exit 3, not 0"
+like "$ERR" "cannot write the report to /dev/full: No space left on device; once that is fixed, artbisect run --work-dir $T/w-full --report /dev/full writes it again" \
+	"the message says how to get it"
+run bash -c "PATH='$(dirname "$ARTBISECT")':\$PATH && artbisect run --work-dir '$T/w-full' --cache-dir '$T/cache' --report '$T/again.md'"
+is "$RC" 0 "run --report on the finished session: exit 0"
+like "$(cat "$T/again.md")" 'regression in build b0123' "and the report is written"
 
 # --- settings: config file < environment < command line ------------------
 ab reset > /dev/null

@@ -24,6 +24,17 @@ const char *ab_term_name(ab_term t)
 	}
 }
 
+const char *ab_term_label(const char *term)
+{
+	if (!strcmp(term, "good"))
+		return _("good");
+	if (!strcmp(term, "bad"))
+		return _("bad");
+	if (!strcmp(term, "skip"))
+		return _("skip");
+	return term;
+}
+
 const char *ab_by_name(ab_by by)
 {
 	static const char *const names[] = {
@@ -103,6 +114,7 @@ void ab_bisect_free(ab_bisect *b)
 		free(b->steps[i].links);
 	}
 	free(b->steps);
+	free(b->probe_fix);
 	ab_engine_free(b->engine);
 	ab_flaky_free(b->flaky);
 	free(b);
@@ -275,16 +287,18 @@ void bisect_probe_spec(ab_bisect *b, size_t idx, const char *root, const char *a
  * was started, a typo): then every build would be "bad" and the answer
  * a confident wrong one, so the run stops, as git bisect run does. 1
  * with err when that is so. */
-static int probe_could_not_run(const ab_bisect *b, const char *root, const ab_probe_result *res,
+static int probe_could_not_run(ab_bisect *b, const char *root, const ab_probe_result *res,
 			       ab_error *err)
 {
 	char *why = NULL, *cwd = getcwd(NULL, 0);
-	int rc = ab_probe_cannot_run(b->opt.probe, root, cwd, res->status, &why);
+	int rc = ab_probe_cannot_run(b->opt.probe, root, cwd, res->status, &why, &b->probe_fix);
 
-	if (rc)
+	if (rc) {
+		b->probe_unrunnable = 1;
 		ab_error_set(err, AB_EXIT_ABORTED,
 			     _("the probe could not be run (exit %d from '%s' in %s): %s; stopping"),
 			     res->status, b->opt.probe, root, why);
+	}
 	free(why);
 	free(cwd);
 	return rc;
@@ -499,6 +513,7 @@ int ab_bisect_run(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 	 * disagrees hands the search to the flaky model, which goes on. */
 	if (rc == 0 && b->opt.confirm && b->result == AB_RESULT_FOUND && !b->flaky) {
 		rc = bisect_confirm(b, cache, cb, err);
+		b->confirm_round = 0;
 		if (rc == 0 && b->flaky)
 			rc = run_loop(b, cache, cb, err);
 		else if (rc > 0) {

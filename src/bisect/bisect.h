@@ -108,6 +108,9 @@ struct ab_bisect {
 	unsigned probes_run;	/* probe verdicts in this process: the first
 				 * 126 or 127 is checked for a probe that
 				 * could not run at all */
+	int probe_unrunnable;	/* ... and it could not: the run stopped */
+	unsigned confirm_round;	/* --confirm: the round being run, from 1; else 0 */
+	char *probe_fix;	/* the probe it meant (an absolute path), or NULL */
 	struct ab_prefetch *prefetch;	/* during ab_bisect_run, when enabled */
 	int64_t downloaded;	/* artifact bytes received over the network by
 				 * the session, prefetch included (atomic) */
@@ -171,6 +174,9 @@ double ab_bisect_waited(const ab_bisect *b);
 const char *ab_bisect_old_term(const ab_bisect *b);
 const char *ab_bisect_new_term(const ab_bisect *b);
 const char *ab_term_name(ab_term t);
+/* A verdict's word as a person reads it, in their language (good, bad,
+ * skip); what is typed, logged and written to JSON stays the word. */
+const char *ab_term_label(const char *term);
 const char *ab_by_name(ab_by by);
 
 #endif

@@ -153,6 +153,7 @@ int bisect_confirm(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 				ab_error_set(err, AB_EXIT_ABORTED, _("interrupted"));
 				return -1;
 			}
+			b->confirm_round = round + 1;
 			if (cb->choose)
 				cb->choose(cb->ud, b, ends[k]);
 			rc = bisect_prepare(b, cache, cb, ends[k], &root, &artifacts, &reason, err);

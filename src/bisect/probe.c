@@ -117,14 +117,34 @@ static int stray_line(const char *command, char **w)
 	return 0;
 }
 
-int ab_probe_cannot_run(const char *command, const char *root, const char *cwd, int status,
-			char **why)
+/* command with its first word w replaced by the file there, or NULL
+ * when there is no such file. */
+static char *meant_command(const char *command, const char *w, const char *cwd)
 {
-	char *w = first_word(command), *file = NULL, *there = NULL;
+	char *there, *fixed;
+
+	if (!cwd)
+		return NULL;
+	there = ab_path_join(cwd, w + 2 * !strncmp(w, "./", 2));
+	if (access(there, F_OK) != 0) {
+		free(there);
+		return NULL;
+	}
+	fixed = ab_xasprintf("%s%s", there, strstr(command, w) + strlen(w));
+	free(there);
+	return fixed;
+}
+
+int ab_probe_cannot_run(const char *command, const char *root, const char *cwd, int status,
+			char **why, char **fixed)
+{
+	char *w = first_word(command), *file = NULL, *meant, *q;
 	const char *what;
-	int missing, line;
+	int missing = 1, line;
 
 	*why = NULL;
+	if (fixed)
+		*fixed = NULL;
 	if (status == 127 && (line = stray_line(command, &file))) {
 		*why = ab_xasprintf(_("line %d of the command starts with '%s', which the shell "
 				      "ran as a command of its own: a line break inside --probe ends "
@@ -134,42 +154,40 @@ int ab_probe_cannot_run(const char *command, const char *root, const char *cwd, 
 		free(w);
 		return 1;
 	}
-	if (!w || (status != 126 && status != 127) || shell_word(w)) {
+	if (!w || (status != 126 && status != 127) || shell_word(w) ||
+	    (!strchr(w, '/') && on_path(w))) {
 		free(w);
 		return 0;
 	}
-	if (!strchr(w, '/')) {
-		if (on_path(w)) {
+	if (strchr(w, '/')) {
+		file = w[0] == '/' ? ab_xstrdup(w) : ab_path_join(root, w);
+		missing = access(file, F_OK) != 0;
+		if (!missing && access(file, X_OK) == 0) {
+			free(file);
 			free(w);
 			return 0;
 		}
-		*why = ab_xasprintf(_("%s is not a command on $PATH"), w);
-		free(w);
-		return 1;
-	}
-	file = w[0] == '/' ? ab_xstrdup(w) : ab_path_join(root, w);
-	missing = access(file, F_OK) != 0;
-	if (!missing && access(file, X_OK) == 0) {
-		free(file);
-		free(w);
-		return 0;
 	}
 	what = missing ? _("does not exist") : _("is not executable");
-	if (w[0] != '/' && cwd && (there = ab_path_join(cwd, w + 2 * !strncmp(w, "./", 2))) &&
-	    access(there, F_OK) == 0) {
-		/* The same command with the path that was meant. */
-		const char *rest = strstr(command, w) + strlen(w);
-		char *fixed = ab_xasprintf("%s%s", there, rest);
-		char *q = ab_shell_quote(fixed);
-
+	meant = w[0] != '/' ? meant_command(command, w, cwd) : NULL;
+	q = meant ? ab_shell_quote(meant) : NULL;
+	/* With the path that was meant, when it is where artbisect started. */
+	if (!file && meant)
+		*why = ab_xasprintf(_("%s is not a command on $PATH; it is in %s, where artbisect was "
+				      "started: give its absolute path, --probe %s"), w, cwd, q);
+	else if (!file)
+		*why = ab_xasprintf(_("%s is not a command on $PATH"), w);
+	else if (meant)
 		*why = ab_xasprintf(_("%s %s in the build's root, where the probe runs; it is in %s, "
 				      "where artbisect was started: give its absolute path, --probe %s"),
 				    w, what, cwd, q);
-		free(q);
-		free(fixed);
-	} else
+	else
 		*why = ab_xasprintf(_("%s %s"), file, what);
-	free(there);
+	free(q);
+	if (fixed)
+		*fixed = meant;
+	else
+		free(meant);
 	free(file);
 	free(w);
 	return 1;

@@ -65,9 +65,11 @@ ab_probe_outcome ab_probe_outcome_of(int wstatus);
  * there or the command is not a simple one (then its status is a
  * verdict, as the contract says). Also 1 for a 127 from a command broken
  * over lines whose next line starts with an option ("--template ..."):
- * the shell ran that line as a command. Looks at files, never runs one. */
+ * the shell ran that line as a command. Looks at files, never runs one.
+ * *fixed (caller frees; may be NULL) gets the command with the program's
+ * absolute path when it was found in cwd, else NULL. */
 int ab_probe_cannot_run(const char *command, const char *root, const char *cwd, int status,
-			char **why);
+			char **why, char **fixed);
 
 /* Runs the probe and waits for it. -1 with err (exit 3) when it could not
  * be started at all. */

@@ -220,6 +220,18 @@ static void put_link(void *ud, const char *text, size_t tn, const char *url, siz
 /* ---- the flaky model's answer ---- */
 
 /* The builds with runs, in index order, for the counts. */
+/* A build's runs: the model also counts the verdicts the range was
+ * given with (a pass on the old end, a failure on the new), which are
+ * no runs. */
+static void run_counts(const ab_bisect *b, size_t i, unsigned *f, unsigned *p)
+{
+	ab_flaky_counts(b->flaky, i, f, p);
+	if (i == b->old_end && *p > 0)
+		(*p)--;
+	if (i == b->new_end && *f > 0)
+		(*f)--;
+}
+
 static size_t builds_with_runs(const ab_bisect *b, size_t *out, size_t max)
 {
 	size_t i, n = 0;
@@ -227,7 +239,7 @@ static size_t builds_with_runs(const ab_bisect *b, size_t *out, size_t max)
 	for (i = 0; i < b->index->nbuilds && n < max; i++) {
 		unsigned f, p;
 
-		ab_flaky_counts(b->flaky, i, &f, &p);
+		run_counts(b, i, &f, &p);
 		if (f + p)
 			out[n++] = i;
 	}
@@ -248,7 +260,7 @@ static json_t *flaky_json(const ab_bisect *b)
 	for (i = 0; i < n; i++) {
 		unsigned f, ps;
 
-		ab_flaky_counts(b->flaky, with_runs[i], &f, &ps);
+		run_counts(b, with_runs[i], &f, &ps);
 		json_array_append_new(c, json_pack("{s:s, s:I, s:I}", "id", b->index->builds[with_runs[i]].id,
 						   "fails", (json_int_t)f, "passes", (json_int_t)ps));
 	}
@@ -294,7 +306,7 @@ static void flaky_text(ab_buf *out, const ab_bisect *b, esc_fn esc)
 	for (i = 0; i < n; i++) {
 		unsigned f, ps;
 
-		ab_flaky_counts(b->flaky, with_runs[i], &f, &ps);
+		run_counts(b, with_runs[i], &f, &ps);
 		ab_buf_puts(out, " ");
 		esc(out, b->index->builds[with_runs[i]].id);
 		ab_buf_printf(out, " %u/%u", f, ps);
@@ -317,7 +329,7 @@ static void bound_problem(ab_buf *out, const ab_bisect *b, const ab_step *s, int
 			  esc_fn esc)
 {
 	int fix = b->opt.find_fix;
-	const char *given = is_old ? ab_bisect_old_term(b) : ab_bisect_new_term(b);
+	const char *given = ab_term_label(is_old ? ab_bisect_old_term(b) : ab_bisect_new_term(b));
 	char *what;
 	const char *why;
 
@@ -412,9 +424,9 @@ static void bounds_line(ab_buf *out, const ab_bisect *b, esc_fn esc, int failure
 	} else if (bd.old_step && bd.new_step) {
 		ab_buf_puts(out, _("The ends were checked first (--check-bounds): "));
 		esc(out, b->index->builds[bd.old_step->index].id);
-		ab_buf_printf(out, _(" is %s, "), ab_bisect_old_term(b));
+		ab_buf_printf(out, _(" is %s, "), ab_term_label(ab_bisect_old_term(b)));
 		esc(out, b->index->builds[bd.new_step->index].id);
-		ab_buf_printf(out, _(" is %s.\n"), ab_bisect_new_term(b));
+		ab_buf_printf(out, _(" is %s.\n"), ab_term_label(ab_bisect_new_term(b)));
 	} else {
 		ab_buf_puts(out, _("The check of the ends (--check-bounds) was not finished.\n"));
 	}
@@ -710,10 +722,16 @@ char *ab_report_text(const ab_bisect *b)
 		flaky_text(&out, b, esc_term);
 		ab_buf_puts(&out, "\n");
 	}
-	describe_build(&out, fix ? _("Last bad build:") : _("Last good build:"), old);
-	describe_build(&out, b->result == AB_RESULT_FOUND
-			     ? (fix ? _("First good build:") : _("First bad build:"))
-			     : (fix ? _("Known good build:") : _("Known bad build:")), nw);
+	if (ab_bisect_bounds_failed(b)) {
+		/* an end that is not what it was given as: no "last good" */
+		describe_build(&out, fix ? _("Given as bad:") : _("Given as good:"), old);
+		describe_build(&out, fix ? _("Given as good:") : _("Given as bad:"), nw);
+	} else {
+		describe_build(&out, fix ? _("Last bad build:") : _("Last good build:"), old);
+		describe_build(&out, b->result == AB_RESULT_FOUND
+				     ? (fix ? _("First good build:") : _("First bad build:"))
+				     : (fix ? _("Known good build:") : _("Known bad build:")), nw);
+	}
 	if (cmp) {
 		ab_buf_printf(&out, "\n%s ", _("Changes between them:"));
 		text_str(&out, cmp);

@@ -82,6 +82,7 @@ void ab_session_free(ab_session *s)
 	free(s->message);
 	free(s->started);
 	free(s->running_kernel);
+	free(s->log_label);
 	for (i = 0; i < s->nkernels; i++) {
 		free(s->kernels[i].build);
 		free(s->kernels[i].type);
@@ -472,8 +473,12 @@ int ab_session_apply(const ab_session *s, ab_bisect *b, int by_replay, ab_error 
 		ab_by by = st->by;
 
 		if (pos < 0) {
-			ab_error_set(err, AB_EXIT_USAGE, _("the session names build %s, which the index does not have"),
-				     st->id);
+			if (s->log_label && st->line)
+				ab_error_set(err, AB_EXIT_USAGE, _("%s, line %u: the index has no build %s"),
+					     s->log_label, st->line, st->id);
+			else
+				ab_error_set(err, AB_EXIT_USAGE, _("the session names build %s, which the index does not have"),
+					     st->id);
 			return -1;
 		}
 		if (by_replay && by != AB_BY_UNAVAILABLE)
@@ -484,9 +489,14 @@ int ab_session_apply(const ab_session *s, ab_bisect *b, int by_replay, ab_error 
 						       st->wait, st->reason) != 0
 			      : ab_bisect_record(b, (size_t)pos, st->verdict, by, st->seconds, st->wait,
 						 st->reason) != AB_ENGINE_OK) {
-			ab_error_set(err, AB_EXIT_USAGE,
-				     _("the session's verdict '%s' on build %s contradicts its earlier verdicts"),
-				     ab_term_name(st->verdict), st->id);
+			if (s->log_label && st->line)
+				ab_error_set(err, AB_EXIT_USAGE,
+					     _("%s, line %u: the verdict '%s' on build %s contradicts the lines before it"),
+					     s->log_label, st->line, ab_term_name(st->verdict), st->id);
+			else
+				ab_error_set(err, AB_EXIT_USAGE,
+					     _("the session's verdict '%s' on build %s contradicts its earlier verdicts"),
+					     ab_term_name(st->verdict), st->id);
 			return -1;
 		}
 		b->steps[b->nsteps - 1].at = 0;	/* not timed by this process */
@@ -814,8 +824,18 @@ ab_session *ab_session_parse_log(const char *text, const char *label, ab_error *
 		}
 		free(copy);
 		copy = NULL;
-		if (parse_log_line(&s, w, n, comment, &started, label, lineno, err) < 0)
-			goto bad;
+		{
+			int had = s != NULL;
+			size_t steps = s ? s->nsteps : 0;
+
+			if (parse_log_line(&s, w, n, comment, &started, label, lineno, err) < 0)
+				goto bad;
+			/* where each step came from, for the messages of replay */
+			if (s && !had)
+				s->start_line = lineno;
+			if (s && s->nsteps > steps)
+				s->steps[s->nsteps - 1].line = lineno;
+		}
 		free_words(w, n);
 		free(comment);
 		continue;
@@ -831,5 +851,7 @@ bad:
 	if (!s)
 		ab_error_set(err, AB_EXIT_USAGE, _("%s: no 'artbisect start' line; is it a session log?"),
 			     label);
+	else
+		s->log_label = ab_xstrdup(label);
 	return s;
 }

@@ -25,6 +25,7 @@ typedef struct ab_session_step {
 	char *reason;		/* why unavailable, or NULL */
 	int bound;		/* ab_step.bound: a --check-bounds end */
 	char *links;		/* ab_step.links, or NULL */
+	unsigned line;		/* its line in a replayed log, or 0 */
 } ab_session_step;
 
 /* A kernel --install system put on the machine. */
@@ -50,6 +51,8 @@ typedef struct ab_session {
 	char *running_kernel;	/* uname -r at start, never removed; or NULL */
 	ab_session_kernel *kernels;	/* what --install system installed */
 	size_t nkernels;
+	char *log_label;	/* a replayed log: its name, for messages; or NULL */
+	unsigned start_line;	/* ... and the line of its start */
 } ab_session;
 
 /* Remembers an installed kernel (once per release and packages); build

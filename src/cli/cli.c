@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "cli/cli.h"
 #include "base/error.h"
 #include "base/i18n.h"
@@ -568,12 +569,66 @@ void ab_cli_free(ab_cli *cli)
 	cli->nowned = 0;
 }
 
+/* Whether the report could not be written where --report says: known
+ * before anything is downloaded, not after the whole bisection. */
+static int report_unwritable(const char *path, char *why, size_t n)
+{
+	struct stat st;
+	char *dir, *slash;
+	int bad = 0;
+
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			snprintf(why, n, _("%s is a directory"), path);
+		else if (access(path, W_OK) != 0)
+			snprintf(why, n, _("cannot write %s: %s"), path, strerror(errno));
+		else
+			return 0;
+		return 1;
+	}
+	dir = ab_xstrdup(path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else
+		slash[slash == dir] = '\0';	/* "/r.md": the root */
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK) != 0) {
+		snprintf(why, n, _("cannot write in %s: %s"), dir,
+			 stat(dir, &st) == 0 && !S_ISDIR(st.st_mode) ? strerror(ENOTDIR) : strerror(errno));
+		bad = 1;
+	}
+	free(dir);
+	return bad;
+}
+
+/* The command as it is typed ("artbisect", "artbisect run"), for hints
+ * that are pasted. */
+static const char *typed_name(ab_cmd cmd, char *buf, size_t n)
+{
+	if (cmd == AB_CMD_BISECT)
+		snprintf(buf, n, "artbisect");
+	else
+		snprintf(buf, n, "artbisect %s", command_names[cmd]);
+	return buf;
+}
+
+/* The first command whose options include one in mask cmds. */
+static ab_cmd first_taker(unsigned cmds)
+{
+	int i;
+
+	for (i = 0; i < AB_CMD_COUNT; i++)
+		if (cmds & M(i))
+			return (ab_cmd)i;
+	return AB_CMD_BISECT;
+}
+
 int ab_cli_parse(ab_cli *cli, int argc, char **argv, ab_source src, const char *from)
 {
 	struct option longopts[NDEFS + 1];
 	size_t i;
 	int c, nops = 0;
-	char prefix[512];
+	char prefix[512], typed[32], taker[32];
 
 	if (from)
 		snprintf(prefix, sizeof prefix, "%s: ", from);
@@ -598,12 +653,13 @@ int ab_cli_parse(ab_cli *cli, int argc, char **argv, ab_source src, const char *
 		}
 		if (!d) {
 			ab_message(_("%sunknown option '%s' (see %s --help)"), prefix, argv[optind - 1],
-				   cli->cmd == AB_CMD_BISECT ? "artbisect" : command_names[cli->cmd]);
+				   typed_name(cli->cmd, typed, sizeof typed));
 			return -1;
 		}
 		if (!(d->cmds & M(cli->cmd))) {
-			ab_message(_("%s'artbisect %s' does not take --%s"), prefix,
-				   command_names[cli->cmd], d->name);
+			ab_message(_("%s'%s' does not take --%s (see %s --help)"), prefix,
+				   typed_name(cli->cmd, typed, sizeof typed), d->name,
+				   typed_name(first_taker(d->cmds), taker, sizeof taker));
 			return -1;
 		}
 		if (c == OPT_HELP) {
@@ -627,8 +683,7 @@ int ab_cli_parse(ab_cli *cli, int argc, char **argv, ab_source src, const char *
 
 		if (!takes || nops > 0) {
 			ab_message(_("%sunexpected argument '%s' (see %s --help)"), prefix, arg,
-				   cli->cmd == AB_CMD_BISECT ? "artbisect"
-							     : command_names[cli->cmd]);
+				   typed_name(cli->cmd, typed, sizeof typed));
 			return -1;
 		}
 		if (cli->cmd == AB_CMD_REPLAY)
@@ -643,6 +698,14 @@ int ab_cli_parse(ab_cli *cli, int argc, char **argv, ab_source src, const char *
 	if (cli->cmd == AB_CMD_START && !cli->index && src == AB_SRC_ARGS) {
 		ab_message(_("%s--index URL is required (see artbisect start --help)"), prefix);
 		return -1;
+	}
+	if (src == AB_SRC_ARGS && cli->report_file) {
+		char why[512];
+
+		if (report_unwritable(cli->report_file, why, sizeof why)) {
+			ab_message("%s--report: %s", prefix, why);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -865,10 +928,15 @@ void ab_cli_usage(ab_cmd cmd, FILE *out)
 	case AB_CMD_GOOD:
 	case AB_CMD_BAD:
 	case AB_CMD_SKIP:
-		fprintf(out, _("Usage: artbisect %s [ID] [options]\n"
-			       "Record that build ID (default: the build waiting for a verdict) is %s,\n"
-			       "then prepare the next build to test and say which.\n\n"),
-			command_names[cmd], command_names[cmd]);
+		if (cmd == AB_CMD_SKIP)
+			fputs(_("Usage: artbisect skip [ID] [options]\n"
+				"Record that build ID (default: the build waiting for a verdict) cannot be\n"
+				"tested, then prepare the next build to test and say which.\n\n"), out);
+		else
+			fprintf(out, _("Usage: artbisect %s [ID] [options]\n"
+				       "Record that build ID (default: the build waiting for a verdict) is %s,\n"
+				       "then prepare the next build to test and say which.\n\n"),
+				command_names[cmd], command_names[cmd]);
 		break;
 	case AB_CMD_RUN:
 		fputs(_("Usage: artbisect run [--probe CMD] [options]\n"

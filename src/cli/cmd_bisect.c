@@ -44,12 +44,25 @@ char *ctx_hint_command(const ctx *c, const char *word)
 	return s;
 }
 
-/* Where the session is kept, and the command that goes on with it. */
+/* Where the session is kept, and the command that goes on with it:
+ * after a probe that could not run, with the probe it meant, or none
+ * (the saved one would stop again). */
 static void say_kept(const ctx *c)
 {
 	char *run = ctx_hint_command(c, "run");
 
-	fprintf(stderr, _("The session is kept in %s; to go on: %s\n"), c->work_dir, run);
+	if (c->b && c->b->probe_fix) {
+		char *q = ab_shell_quote(c->b->probe_fix);
+
+		fprintf(stderr, _("The session is kept in %s; to go on: %s --probe %s\n"), c->work_dir,
+			run, q);
+		free(q);
+	} else if (c->b && c->b->probe_unrunnable) {
+		fprintf(stderr, _("The session is kept in %s; to go on, give %s a --probe that runs.\n"),
+			c->work_dir, run);
+	} else {
+		fprintf(stderr, _("The session is kept in %s; to go on: %s\n"), c->work_dir, run);
+	}
 	free(run);
 }
 
@@ -222,7 +235,10 @@ int ctx_session_cli(ctx *c)
 	ab_cli_free(c->cli);
 	if (ab_cli_init(c->cli, AB_CMD_START) < 0)
 		return -1;
-	snprintf(from, sizeof from, _("the session in %s"), c->work_dir);
+	if (c->sess->log_label)	/* replay: the log's start line */
+		snprintf(from, sizeof from, _("%s, line %u"), c->sess->log_label, c->sess->start_line);
+	else
+		snprintf(from, sizeof from, _("the session in %s"), c->work_dir);
 	if (ab_cli_parse(c->cli, n, c->sess->argv, AB_SRC_SESSION, from) != 0)
 		return -1;
 	c->cli->cmd = cmd;
@@ -331,12 +347,27 @@ void ctx_callbacks(ctx *c, ab_bisect_callbacks *cb)
 
 /* ---- the report ---- */
 
-static void write_report_file(const char *path, const char *text)
+/* 0, or -1 having said why and how to get the report again (the
+ * session keeps what was found; a finished one reprints its report). */
+static int write_report_file(const ctx *c, const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
+	int e = f ? 0 : errno;
+	char *run, *q;
 
-	if (!f || fputs(text, f) < 0 || fclose(f) != 0)
-		ab_message(_("cannot write the report to %s: %s"), path, strerror(errno));
+	if (f && fputs(text, f) < 0)
+		e = errno ? errno : EIO;
+	if (f && fclose(f) != 0 && !e)
+		e = errno;
+	if (!e)
+		return 0;
+	run = ctx_hint_command(c, "run");
+	q = ab_shell_quote(path);
+	ab_message(_("cannot write the report to %s: %s; once that is fixed, %s --report %s writes it again"),
+		   path, strerror(e), run, q);
+	free(q);
+	free(run);
+	return -1;
 }
 
 /* Whether --report names an HTML page (.html or .htm, in any case);
@@ -401,7 +432,8 @@ int ctx_report(ctx *c)
 	}
 	if (c->cli->report_file) {
 		char *rep = html_name(c->cli->report_file) ? ab_report_html(b) : ab_report_markdown(b);
-		write_report_file(c->cli->report_file, rep);
+		if (write_report_file(c, c->cli->report_file, rep) < 0)
+			status = AB_EXIT_FAILURE;
 		free(rep);
 	}
 	free(text);
@@ -627,10 +659,29 @@ int ctx_open_new(ctx *c, size_t *good_idx, size_t *bad_idx)
 
 /* The saved session, its settings and its bisection. need_cache: the
  * command downloads. 0, or -1 with err. */
+ab_session *ctx_load_session(ctx *c)
+{
+	if (!ab_session_exists(c->work_dir)) {
+		char *start = ctx_hint_command(c, "start --index URL");
+
+		ab_error_set(&c->err, AB_EXIT_USAGE, _("no session in %s (start one with '%s')"),
+			     c->work_dir, start);
+		free(start);
+		return NULL;
+	}
+	return ab_session_load(c->work_dir, &c->err);
+}
+
 int ctx_open_saved(ctx *c, int lock, int need_cache)
 {
 	size_t good_idx, bad_idx;
 
+	/* No session: said before the lock would make the work directory
+	 * (a mistyped --work-dir leaves nothing behind). */
+	if (!ab_session_exists(c->work_dir)) {
+		c->sess = ctx_load_session(c);
+		return -1;
+	}
 	if (lock && ctx_lock(c) < 0)
 		return -1;
 	c->sess = ab_session_load(c->work_dir, &c->err);

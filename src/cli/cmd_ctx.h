@@ -105,6 +105,9 @@ void ctx_callbacks(ctx *c, ab_bisect_callbacks *cb);
 int ctx_report(ctx *c);		/* prints the report, gives the exit status */
 int ctx_open_new(ctx *c, size_t *good_idx, size_t *bad_idx);
 int ctx_open_saved(ctx *c, int lock, int need_cache);
+/* The session in the work directory, or NULL with err (when there is
+ * none: the command that starts one there). */
+ab_session *ctx_load_session(ctx *c);
 int ctx_run(ctx *c);
 
 /* cmd_load.c: the index, and the session's snapshot of it. */

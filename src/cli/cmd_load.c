@@ -154,6 +154,17 @@ static int ctx_index_directory(ctx *c, const char *url)
 	free(repomd);
 	memset(&o, 0, sizeof o);
 	virt = ab_path_join(dir, "index.json");	/* URLs relative to dir */
+	if (access(virt, F_OK) == 0 && !c->cli->quiet) {
+		/* A farm's index beside its builds has their commits; the
+		 * directory is read as it is now, which may be newer. */
+		char *d = ab_esc_term(dir), *q = ab_shell_quote(virt), *e = ab_esc_term(q);
+
+		fprintf(stderr, _("%s holds an index.json; reading the builds in the directory instead (--index %s reads that index)\n"),
+			d, e);
+		free(d);
+		free(q);
+		free(e);
+	}
 	o.output = virt;
 	o.packages = package ? &package : NULL;
 	o.npackages = package ? 1 : 0;

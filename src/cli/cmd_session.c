@@ -150,7 +150,7 @@ static void say_next(ctx *c, size_t idx, const char *root, const char *artifacts
 		printf(" (%s)", version);
 	printf(".\n");
 	printf(ngettext("%zu build may be the first %s one; ", "%zu builds may be the first %s one; ", left),
-	       left, ab_bisect_new_term(c->b));
+	       left, ab_term_label(ab_bisect_new_term(c->b)));
 	printf(ngettext("about %u more step after this one.\n", "about %u more steps after this one.\n",
 			steps > 0 ? steps - 1 : 0),
 	       steps > 0 ? steps - 1 : 0);
@@ -337,9 +337,11 @@ int ab_cmd_verdict(ab_cli *cli, int argc, char **argv)
 	}
 	if (ab_bisect_record(c.b, (size_t)pos, t, AB_BY_USER, 0, -1, NULL) != AB_ENGINE_OK) {
 		ab_error_set(&c.err, AB_EXIT_USAGE,
-			     _("%s cannot be %s: the last %s build is %s and the first %s build is %s"),
-			     c.idx->builds[pos].id, ab_term_name(t), ab_bisect_old_term(c.b),
-			     c.idx->builds[ab_engine_last_old(c.b->engine)].id, ab_bisect_new_term(c.b),
+			     _("%s cannot be %s: so far the last %s build is %s and the earliest %s one is %s"),
+			     c.idx->builds[pos].id, ab_term_label(ab_term_name(t)),
+			     ab_term_label(ab_bisect_old_term(c.b)),
+			     c.idx->builds[ab_engine_last_old(c.b->engine)].id,
+			     ab_term_label(ab_bisect_new_term(c.b)),
 			     c.idx->builds[ab_engine_first_new(c.b->engine)].id);
 		status = ctx_fail(&c);
 		goto out;
@@ -347,7 +349,7 @@ int ab_cmd_verdict(ab_cli *cli, int argc, char **argv)
 	if (!cli->quiet) {
 		char *id = ab_esc_term(c.idx->builds[pos].id);
 
-		fprintf(stderr, _("Recorded: %s is %s.\n"), id, ab_term_name(t));
+		fprintf(stderr, _("Recorded: %s is %s.\n"), id, ab_term_label(ab_term_name(t)));
 		free(id);
 	}
 	/* The verdict is on disk before anything else is tried. */
@@ -397,16 +399,9 @@ int ab_cmd_replay(ab_cli *cli, int argc, char **argv)
 		status = ctx_fail(&c);
 		goto out;
 	}
-	if (ab_session_exists(c.work_dir)) {
-		if (!cli->quiet)
-			fprintf(stderr, _("Replacing the session in %s.\n"), c.work_dir);
-		if (ab_session_remove(c.work_dir, &c.err) < 0) {
-			ab_session_free(log);
-			status = ctx_fail(&c);
-			goto out;
-		}
-	}
-	/* The log's options, under this command's own. */
+	/* Everything the log says is checked before the session it replaces
+	 * goes: a bad line, an index out of reach or a contradiction leaves
+	 * that session as it was. */
 	c.sess = log;
 	while (log->argv[n])
 		n++;
@@ -426,9 +421,21 @@ int ab_cmd_replay(ab_cli *cli, int argc, char **argv)
 	free(c.sess->started);
 	c.sess->started = ab_xstrdup(log->started);
 	c.sess->index_url = ab_xstrdup(c.idx->source_url);
-	if (ctx_keep_snapshot(&c, &c.err) < 0 ||
-	    ctx_make_bisect(&c, good_idx, bad_idx) < 0 ||
-	    ab_session_apply(log, c.b, 0, &c.err) < 0 || ctx_open_cache(&c) < 0) {
+	if (ctx_make_bisect(&c, good_idx, bad_idx) < 0 || ab_session_apply(log, c.b, 0, &c.err) < 0) {
+		ab_session_free(log);
+		status = ctx_fail(&c);
+		goto out;
+	}
+	if (ab_session_exists(c.work_dir)) {
+		if (!cli->quiet)
+			fprintf(stderr, _("Replacing the session in %s.\n"), c.work_dir);
+		if (ab_session_remove(c.work_dir, &c.err) < 0) {
+			ab_session_free(log);
+			status = ctx_fail(&c);
+			goto out;
+		}
+	}
+	if (ctx_keep_snapshot(&c, &c.err) < 0 || ctx_open_cache(&c) < 0) {
 		ab_session_free(log);
 		status = ctx_fail(&c);
 		goto out;
@@ -468,11 +475,11 @@ static void status_text(ctx *c)
 	printf(_("  index:      %s\n"), src);
 	/* The words of the report: "first" only once it is found. */
 	if (b->result == AB_RESULT_FOUND)
-		printf(_("  range:      last %s %s, first %s %s\n"), ab_bisect_old_term(b), lo,
-		       ab_bisect_new_term(b), hi);
+		printf(_("  range:      last %s %s, first %s %s\n"), ab_term_label(ab_bisect_old_term(b)),
+		       lo, ab_term_label(ab_bisect_new_term(b)), hi);
 	else
-		printf(_("  range:      last %s %s, known %s %s\n"), ab_bisect_old_term(b), lo,
-		       ab_bisect_new_term(b), hi);
+		printf(_("  range:      last %s %s, known %s %s\n"), ab_term_label(ab_bisect_old_term(b)),
+		       lo, ab_term_label(ab_bisect_new_term(b)), hi);
 	printf(ngettext("  candidates: %zu build", "  candidates: %zu builds",
 			ab_engine_candidate_count(b->engine)),
 	       ab_engine_candidate_count(b->engine));
@@ -487,7 +494,15 @@ static void status_text(ctx *c)
 		char *root = ab_bisect_root_path(b, c->current), *r = ab_esc_term(root);
 		char *id = ab_esc_term(c->idx->builds[c->current].id);
 
-		printf(_("  waiting:    %s, unpacked in %s\n"), id, r);
+		if (access(root, F_OK) == 0) {
+			printf(_("  waiting:    %s, unpacked in %s\n"), id, r);
+		} else {
+			/* quit at the prompt, or Ctrl-C, removed it */
+			char *run = ctx_hint_command(c, "run");
+
+			printf(_("  waiting:    %s (not unpacked now: %s unpacks it again)\n"), id, run);
+			free(run);
+		}
 		free(root);
 		free(r);
 		free(id);
@@ -542,7 +557,7 @@ int ab_cmd_log(ab_cli *cli, int argc, char **argv)
 	int status = 0;
 
 	ctx_begin(&c, cli, argc, argv);
-	c.sess = ab_session_load(c.work_dir, &c.err);
+	c.sess = ctx_load_session(&c);
 	if (!c.sess) {
 		status = ctx_fail(&c);
 	} else {
@@ -608,10 +623,17 @@ int ab_cmd_reset(ab_cli *cli, int argc, char **argv)
 	int status = 0;
 
 	ctx_begin(&c, cli, argc, argv);
-	if (ctx_lock(&c) < 0) {
+	if (access(c.work_dir, F_OK) != 0) {
+		printf(_("There is no session in %s.\n"), c.work_dir);	/* and nothing is made */
+	} else if (ctx_lock(&c) < 0) {
 		status = ctx_fail(&c);
 	} else if (!ab_session_exists(c.work_dir)) {
-		printf(_("There is no session in %s.\n"), c.work_dir);
+		/* What a command that failed half-way may have left: its
+		 * snapshot, its roots. */
+		if (ab_session_remove(c.work_dir, &c.err) < 0)
+			status = ctx_fail(&c);
+		else
+			printf(_("There is no session in %s.\n"), c.work_dir);
 	} else if (remove_kernels(&c) < 0 || ab_session_remove(c.work_dir, &c.err) < 0) {
 		status = ctx_fail(&c);
 	} else {

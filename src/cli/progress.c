@@ -64,9 +64,15 @@ void ab_progress_choose(void *ud, const ab_bisect *b, size_t idx)
 	ab_progress_flush(p);
 	id = ab_esc_term(bd->id);
 	version = ab_esc_term(bd->version);
-	fprintf(stderr, _("Testing %s%s%s%s: %zu candidates left, "),
-		id, version ? " [" : "", version ? version : "", version ? "]" : "", left);
-	fprintf(stderr, ngettext("about %u more step\n", "about %u more steps\n", steps), steps);
+	if (b->confirm_round) {
+		fprintf(stderr, _("Confirming %s%s%s%s (run %u of %u)\n"), id, version ? " [" : "",
+			version ? version : "", version ? "]" : "", b->confirm_round, b->opt.confirm);
+	} else {
+		fprintf(stderr, ngettext("Testing %s%s%s%s: %zu candidate left, ",
+					 "Testing %s%s%s%s: %zu candidates left, ", left),
+			id, version ? " [" : "", version ? version : "", version ? "]" : "", left);
+		fprintf(stderr, ngettext("about %u more step\n", "about %u more steps\n", steps), steps);
+	}
 	free(id);
 	free(version);
 }
@@ -87,9 +93,10 @@ void ab_progress_verdict(void *ud, const ab_bisect *b, const ab_step *s)
 		fprintf(stderr, _("  %s is unavailable: %s\n"), id, why);
 	else if (s->by == AB_BY_TIMEOUT)
 		fprintf(stderr, _("  %s: %s (timed out after %.1f s)\n"), id,
-			ab_term_name(s->verdict), s->seconds);
+			ab_term_label(ab_term_name(s->verdict)), s->seconds);
 	else
-		fprintf(stderr, _("  %s: %s (%.2f s)\n"), id, ab_term_name(s->verdict), s->seconds);
+		fprintf(stderr, _("  %s: %s (%.2f s)\n"), id, ab_term_label(ab_term_name(s->verdict)),
+			s->seconds);
 	free(id);
 	free(why);
 }

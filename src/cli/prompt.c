@@ -6,7 +6,10 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 #include "base/escape.h"
+#include "base/util.h"
 #include "base/i18n.h"
 #include "bisect/probe.h"
 #include "cli/progress.h"
@@ -43,10 +46,16 @@ static void put_id(const char *id, const char *color)
 		fputs("\033[0m", stderr);
 }
 
-/* A shell inside the scratch root, for looking around before answering. */
-static void run_shell(const char *root)
+/* A shell inside the scratch root, for looking around before answering,
+ * with the variables a probe gets that say which build it is. The
+ * environment is made before fork(): prefetch threads may run. */
+static void run_shell(const ab_build *bd, const char *root)
 {
+	static const char *const ours[] = { "ARTBISECT_ROOT=", "ARTBISECT_BUILD=",
+					    "ARTBISECT_COMMIT=", "ARTBISECT_VERSION=" };
 	const char *sh = getenv("SHELL");
+	size_t n = 0, i, k, out = 0, first;
+	char **env;
 	pid_t pid;
 
 	if (!sh || !*sh)
@@ -57,16 +66,36 @@ static void run_shell(const char *root)
 		fprintf(stderr, _("Starting %s in %s; exit it to come back here.\n"), sh, r);
 		free(r);
 	}
+	while (environ[n])
+		n++;
+	env = ab_xcalloc(n + 5, sizeof *env);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < sizeof ours / sizeof ours[0]; k++)
+			if (!strncmp(environ[i], ours[k], strlen(ours[k])))
+				break;
+		if (k == sizeof ours / sizeof ours[0])
+			env[out++] = environ[i];
+	}
+	first = out;
+	env[out++] = ab_xasprintf("%s%s", ours[0], root);
+	env[out++] = ab_xasprintf("%s%s", ours[1], bd->id);
+	if (bd->commit)
+		env[out++] = ab_xasprintf("%s%s", ours[2], bd->commit);
+	if (bd->version)
+		env[out++] = ab_xasprintf("%s%s", ours[3], bd->version);
 	pid = fork();
 	if (pid == 0) {
 		if (chdir(root) < 0)
 			_exit(127);
-		execl(sh, sh, (char *)NULL);
+		execle(sh, sh, (char *)NULL, env);
 		_exit(127);
 	}
 	if (pid > 0)
 		while (waitpid(pid, NULL, 0) < 0)
 			;
+	for (i = first; i < out; i++)
+		free(env[i]);
+	free(env);
 }
 
 /* --launch in the root, with the probe's environment; its status is
@@ -110,7 +139,7 @@ static void list_left(const ab_bisect *b, size_t idx)
 
 	char *id = ab_esc_term(b->index->builds[lo].id);
 
-	fprintf(stderr, _("  %-24s last %s\n"), id, ab_bisect_old_term(b));
+	fprintf(stderr, _("  %-24s last %s\n"), id, ab_term_label(ab_bisect_old_term(b)));
 	free(id);
 	for (i = lo + 1; i < hi; i++) {
 		ab_verdict v = ab_engine_get(b->engine, i);
@@ -129,7 +158,7 @@ static void list_left(const ab_bisect *b, size_t idx)
 		free(id);
 	}
 	id = ab_esc_term(b->index->builds[hi].id);
-	fprintf(stderr, _("  %-24s known %s\n"), id, ab_bisect_new_term(b));
+	fprintf(stderr, _("  %-24s known %s\n"), id, ab_term_label(ab_bisect_new_term(b)));
 	free(id);
 }
 
@@ -185,7 +214,7 @@ ab_answer ab_prompt_ask(ab_prompt *p, const ab_bisect *b, size_t idx, const char
 		if (is(line, "q", "quit"))
 			return AB_ANSWER_QUIT;	/* the caller says how to go on */
 		if (is(line, "h", "shell")) {
-			run_shell(root);
+			run_shell(bd, root);
 			continue;
 		}
 		if (is(line, "l", "list")) {
