@@ -98,7 +98,7 @@ int ab_cli_command(const char *word)
 	return -1;
 }
 
-int ab_cli_find_command(int argc, char **argv)
+int ab_cli_find_word(int argc, char **argv, const char *const *valued)
 {
 	int i;
 
@@ -109,15 +109,25 @@ int ab_cli_find_command(int argc, char **argv)
 		if (!strcmp(a, "--"))
 			return 0;
 		if (a[0] != '-' || !a[1])
-			return ab_cli_command(a) > 0 ? i : 0;
+			return i;
 		if (a[1] != '-' || strchr(a, '='))
 			continue;
 		/* "--work-dir DIR": the next word is the value, not a command. */
 		for (k = 0; k < NDEFS; k++)
 			if (!strcmp(a + 2, defs[k].name) && defs[k].has_arg)
 				i++;
+		for (k = 0; valued && valued[k]; k++)
+			if (!strcmp(a + 2, valued[k]))
+				i++;
 	}
 	return 0;
+}
+
+int ab_cli_find_command(int argc, char **argv)
+{
+	int i = ab_cli_find_word(argc, argv, NULL);
+
+	return i > 0 && ab_cli_command(argv[i]) > 0 ? i : 0;
 }
 
 const char *ab_cli_command_name(ab_cmd cmd)
