@@ -28,6 +28,9 @@ run "$ARTBISECT" cache list --cache-dir "$T/cache"
 is "$RC" 0 "cache list: exit 0"
 like "$OUT" "^${sha:0:12} .*$BASE/builds/$last\.tar\.gz" "cache list names the URL of an entry"
 like "$OUT" "entries?, .* in $T/cache" "cache list ends with the total"
+listed=$OUT
+run "$ARTBISECT" --cache-dir "$T/cache" cache list
+is "$RC/$OUT" "0/$listed" "--cache-dir before 'cache': the same list"
 
 # Without a cap worth speaking of, a second run downloads nothing.
 # The report counts the artifact bytes that came over the network: all
@@ -86,7 +89,9 @@ tap_ok $(( $(ls "$T/cache/sha256" | grep -c .) > 0 ? 0 : 1 )) "cache clean --old
 is "$(ls "$T/cache/tmp" | grep -c .)" 0 "cache clean: partial downloads go"
 fails "cache clean: a marker without its entry goes" test -e "$T/cache/unsynced/$(printf '%064d' 1)"
 touch -d '3 days ago' "$T/cache/sha256/"*
-run "$ARTBISECT" cache clean --cache-dir "$T/cache" --older-than 2
+# (The options before the subcommand this time: the same.)
+run "$ARTBISECT" --older-than 2 --cache-dir "$T/cache" cache clean
+is "$RC" 0 "cache clean, its options before 'cache': exit 0"
 is "$(ls "$T/cache/sha256" | grep -c .)" 0 "cache clean --older-than 2: entries unused for 3 days go"
 run ab
 run "$ARTBISECT" cache clean --cache-dir "$T/cache"

@@ -19,7 +19,69 @@ complete_bash() {
 	' complete "$C/artbisect" "$@" 2>&1
 }
 
+# What _arguments and _describe are given, one spec a line: the zsh
+# function run with those two stubbed, the words as typed.
+complete_zsh() {
+	zsh -f -c '
+		_arguments() { print -rl -- "$@" }
+		_describe() { print -rl -- "$@" }
+		words=("${@[2,-1]}")
+		CURRENT=${#words}
+		source "$1"
+	' complete "$C/_artbisect" "$@" 2>&1
+}
+
+# The options each command takes: for the session commands their --help
+# (made from the option table in src/cli/cli.c; --version is offered at
+# the top only), for index and cache their getopt tables.
+SRC="$TESTS_SRCDIR/../src/cli"
+COMMANDS="top start good bad skip run status log replay reset index cache"
+help_opts() {
+	"$ARTBISECT" "$@" --help | grep -oE '(^  |, )--[a-z][a-z-]*' | sed 's/^[ ,]*//' | sort -u
+}
+getopt_opts() {
+	grep -hoE '\{ "[a-z-]+", (required|no)_argument' "$@" | sed -E 's/^\{ "([a-z-]+)".*/--\1/' | sort -u
+}
+takes() { # CMD
+	case $1 in
+	top) help_opts ;;
+	index) getopt_opts "$SRC/cmd_index.c" "$SRC/cmd_index_farm.c" ;;
+	cache) getopt_opts "$SRC/cmd_cache.c" ;;
+	*) help_opts "$1" | grep -vx -- --version ;;
+	esac
+}
+words_for() { # CMD: the words before the one completed
+	[ "$1" = top ] && echo artbisect || echo "artbisect $1"
+}
+for cmd in $COMMANDS; do
+	takes "$cmd" > "$T/takes-$cmd"
+done
+# Every option of the table itself, in case one has no --help line.
+grep -oE '^[[:space:]]*\{ "[a-z-]+", [01], OPT_' "$SRC/cli.c" | sed -E 's/.*"([a-z-]+)".*/--\1/' |
+	sort -u > "$T/takes-table"
+[ -s "$T/takes-table" ] || echo "--no-option-table-in-cli.c" > "$T/takes-table"
+install_values=$("$ARTBISECT" --help | sed -nE 's/^  --install ([a-z]+) .*/\1/p' | sort | tr '\n' ' ')
+: "${install_values:=(none in --help)}"
+# Options taken but not offered ("missing:"), offered but not taken ("extra:").
+drift() { # FILE-OFFERED CMD
+	comm -3 "$1" "$T/takes-$2" | sed -E 's/^\t(.*)/missing:\1/; /^missing:/!s/^/extra:/' | tr '\n' ' '
+}
+# The table's options that no session command offers.
+unoffered() { # SHELL
+	cat "$T/$1-"{top,start,good,bad,skip,run,status,log,replay,reset} | sort -u > "$T/$1-session"
+	comm -23 "$T/takes-table" "$T/$1-session" | tr '\n' ' '
+}
+
 if [ -f /usr/share/bash-completion/bash_completion ]; then
+	for cmd in $COMMANDS; do
+		complete_bash $(words_for "$cmd") -- | grep -- '^--' | sort -u > "$T/bash-$cmd"
+		is "$(drift "$T/bash-$cmd" "$cmd")" "" "bash: '$cmd' offers exactly the options it takes"
+	done
+	is "$(unoffered bash)" "" "bash: every option in src/cli/cli.c's table is offered"
+	is "$(complete_bash artbisect --install '' | sort | tr '\n' ' ')" "$install_values" \
+		"bash: the values of --install"
+	is "$(complete_bash artbisect start --farm '' | sort | tr '\n' ' ')" "arch koji mainline sums " \
+		"bash: the values of --farm"
 	is "$(complete_bash artbisect st | sort | tr '\n' ' ')" "start status " "bash: subcommands"
 	like "$(complete_bash artbisect --ti)" '^--timeout$' "bash: options"
 	is "$(complete_bash artbisect --timeout-verdict '' | sort | tr '\n' ' ')" "bad skip " "bash: option values"
@@ -54,6 +116,16 @@ if command -v zsh > /dev/null; then
 	like "$RC/$OUT" '^0/_artbisect: function' "zsh: the completion function loads"
 	run zsh -n "$C/_artbisect"
 	is "$RC" 0 "zsh: the completion file parses"
+	for cmd in $COMMANDS; do
+		complete_zsh $(words_for "$cmd") -- | sed -nE 's/^[*]?(\([^)]*\))?(--[a-z][a-z-]*).*/\2/p' |
+			sort -u > "$T/zsh-$cmd"
+		is "$(drift "$T/zsh-$cmd" "$cmd")" "" "zsh: '$cmd' offers exactly the options it takes"
+	done
+	is "$(unoffered zsh)" "" "zsh: every option in src/cli/cli.c's table is offered"
+	like "$(complete_zsh artbisect start --)" "^--install\\[.*:\\(${install_values% }\\)\$" \
+		"zsh: the values of --install"
+	like "$(complete_zsh artbisect start --)" '^--farm\[.*:\(mainline arch koji sums\)$' \
+		"zsh: the values of --farm"
 else
 	skip "zsh completion" "zsh is not installed"
 fi

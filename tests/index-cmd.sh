@@ -115,6 +115,20 @@ exit_is 2 "--base-url that is no URL: exit 2" "$ARTBISECT" index --base-url /srv
 run "$ARTBISECT" index --output /nonexistent-dir/index.json "$T/named"
 is "$RC" 2 "output in a missing directory: exit 2"
 ok "index --help" "$ARTBISECT" index --help
+# The usage line's "(see artbisect index --help URL)", typed as it is.
+run "$ARTBISECT" index --help URL
+like "$RC/$OUT" '^0/Usage: artbisect index \[--output FILE\] \[farm options\] URL' \
+	"index --help URL: the farm's help, as the usage line says"
+is "$("$ARTBISECT" index --help | grep -c -- --allow-unverified)/$(grep -c -- --allow-unverified "$T/run.out")" "0/1" \
+	"the farm options: in index --help URL, not in index --help alone"
+
+# Options may come before the subcommand, as for the others.
+run "$ARTBISECT" --output "$T/before.json" --name before index "$T/named"
+is "$RC" 0 "options before 'index': exit 0"
+is "$(ids "$T/before.json")/$(json_get "$T/before.json" name)" "app-1.2 app-1.2.1 app-1.9 app-1.10/before" \
+	"options before 'index': the index asked for"
+run "$ARTBISECT" --base-url /srv index "$T/named"
+like "$RC/$ERR" '^2/.*--base-url: expected an http' "options before 'index': checked as after it"
 
 # Packages of two projects in one folder (what a download folder holds)
 # are not interleaved by version: the names are given, --package picks.

@@ -306,6 +306,38 @@ like "$RC/$ERR" "^2/.*line 1: unknown setting 'colour'" "an unknown setting: exi
 rm -f "$XDG_CONFIG_HOME/artbisect/config"
 ARTBISECT_JOBS=0 run "$ARTBISECT" --index "$BASE/index.json" --probe true
 like "$RC/$ERR" '^2/.*ARTBISECT_JOBS: expected a number' "a bad ARTBISECT_ variable: exit 2, named"
+# A keyring that is not there: the setting is named, not a --keyring
+# that was never typed.
+printf 'jobs = 1\nkeyring = %s\n' "$T/no-such-key" > "$XDG_CONFIG_HOME/artbisect/config"
+run "$ARTBISECT" --index "$BASE/index.json" --probe true --work-dir "$T/w-key"
+like "$RC/$ERR" "^2/.*artbisect/config, line 2: keyring: $T/no-such-key: cannot open" \
+	"a missing keyring in the config file: exit 2, file, line and setting named"
+unlike "$ERR" '--keyring' "and blames no --keyring"
+rm -f "$XDG_CONFIG_HOME/artbisect/config"
+ARTBISECT_KEYRING="$T/no-such-key" run "$ARTBISECT" --index "$BASE/index.json" --probe true --work-dir "$T/w-key"
+like "$RC/$ERR" "^2/.*ARTBISECT_KEYRING: $T/no-such-key: cannot open" "a missing keyring in ARTBISECT_KEYRING: exit 2, named"
+unlike "$ERR" '--keyring' "and blames no --keyring"
+# ARTBISECT_CONFIG names a file on purpose: it must exist.
+ARTBISECT_CONFIG="$T/no-such-config" run "$ARTBISECT" --help
+like "$RC/$ERR" "^2/.*ARTBISECT_CONFIG: cannot read $T/no-such-config" \
+	"ARTBISECT_CONFIG naming no file: exit 2, the file named"
+
+# The settings the config file takes, asked of artbisect (a name it
+# does not take is refused as unknown, whatever the value), are the
+# ones the README and the man page list.
+for name in $(sed -nE 's/^[[:space:]]*\{ "([a-z-]+)", [01], OPT_.*/\1/p' "$TESTS_SRCDIR/../src/cli/cli.c"); do
+	printf '%s = 1\n' "$name" > "$XDG_CONFIG_HOME/artbisect/config"
+	"$ARTBISECT" --help 2>&1 | grep -q "unknown setting '$name'" || echo "$name"
+done | sort > "$T/settings"
+rm -f "$XDG_CONFIG_HOME/artbisect/config"
+sed -n '/^- Defaults go in/,/ARTBISECT_JOBS=4/p' "$TESTS_SRCDIR/../README.md" | tr '\n' ' ' |
+	sed 's/.*per line://; s/`ARTBISECT_JOBS=4`.*//' | grep -oE '`[a-z-]+`' | tr -d '`' | sort > "$T/readme-settings"
+is "$(diff "$T/settings" "$T/readme-settings" | grep '^[<>]' | tr '\n' ' ')" "" \
+	"README: the settings listed are the ones the config file takes"
+sed -n '/^\.I \$XDG_CONFIG_HOME\/artbisect\/config$/,/^Flags take$/p' "$TESTS_SRCDIR/../docs/artbisect.1" |
+	sed -n 's/^\.BR \([a-z\\-]*\).*/\1/p' | sed 's/\\-/-/g' | sort > "$T/man-settings"
+is "$(diff "$T/settings" "$T/man-settings" | grep '^[<>]' | tr '\n' ' ')" "" \
+	"man page: the settings listed are the ones the config file takes"
 
 # --- per-subcommand help and usage errors ---------------------------------
 run "$ARTBISECT" good --help

@@ -99,7 +99,7 @@ int ab_cli_command(const char *word)
 	return -1;
 }
 
-int ab_cli_find_command(int argc, char **argv)
+int ab_cli_find_word(int argc, char **argv, const char *const *valued)
 {
 	int i;
 
@@ -110,15 +110,25 @@ int ab_cli_find_command(int argc, char **argv)
 		if (!strcmp(a, "--"))
 			return 0;
 		if (a[0] != '-' || !a[1])
-			return ab_cli_command(a) > 0 ? i : 0;
+			return i;
 		if (a[1] != '-' || strchr(a, '='))
 			continue;
 		/* "--work-dir DIR": the next word is the value, not a command. */
 		for (k = 0; k < NDEFS; k++)
 			if (!strcmp(a + 2, defs[k].name) && defs[k].has_arg)
 				i++;
+		for (k = 0; valued && valued[k]; k++)
+			if (!strcmp(a + 2, valued[k]))
+				i++;
 	}
 	return 0;
+}
+
+int ab_cli_find_command(int argc, char **argv)
+{
+	int i = ab_cli_find_word(argc, argv, NULL);
+
+	return i > 0 && ab_cli_command(argv[i]) > 0 ? i : 0;
 }
 
 const char *ab_cli_command_name(ab_cmd cmd)
@@ -245,6 +255,18 @@ static int set_install_option(ab_cli *cli, int id, const char *arg, ab_source sr
 		if (cli->nkeyrings == AB_CLI_MAX_KEYRINGS) {
 			snprintf(why, whylen, _("at most %d files"), AB_CLI_MAX_KEYRINGS);
 			return -1;
+		}
+		/* Keys are read much later, where only "--keyring" can be
+		 * named: a setting's file is checked here, where its line is
+		 * known. */
+		if (src == AB_SRC_CONFIG || src == AB_SRC_ENV) {
+			FILE *f = fopen(arg, "r");
+
+			if (!f) {
+				snprintf(why, whylen, _("%s: cannot open: %s"), arg, strerror(errno));
+				return -1;
+			}
+			fclose(f);
 		}
 		cli->keyrings[cli->nkeyrings++] = absolute(cli, arg);
 		break;
@@ -436,23 +458,30 @@ static int set_option(ab_cli *cli, int id, const char *arg, ab_source src, char 
 static int read_config(ab_cli *cli)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	const char *named = getenv("ARTBISECT_CONFIG");
 	char *path, line[4096];
 	unsigned lineno = 0;
-	FILE *f;
+	FILE *f = NULL;
 	int rc = 0;
 	ab_cli scratch;
 
 	memset(&scratch, 0, sizeof scratch);
-	if (getenv("ARTBISECT_CONFIG"))
-		path = ab_xstrdup(getenv("ARTBISECT_CONFIG"));
-	else if (xdg && xdg[0] == '/')
+	if (named && !*named)
+		return 0;	/* set empty: no config file at all */
+	if (named) {
+		/* A file named on purpose must be there. */
+		if (!(f = fopen(named, "r"))) {
+			ab_message(_("ARTBISECT_CONFIG: cannot read %s: %s"), named, strerror(errno));
+			return -1;
+		}
+		path = ab_xstrdup(named);
+	} else if (xdg && xdg[0] == '/')
 		path = ab_xasprintf("%s/artbisect/config", xdg);
 	else if (home && *home)
 		path = ab_xasprintf("%s/.config/artbisect/config", home);
 	else
 		return 0;
-	f = fopen(path, "r");
-	if (!f) {
+	if (!f && !(f = fopen(path, "r"))) {
 		if (errno != ENOENT) {
 			ab_message(_("cannot read the configuration file %s: %s"), path, strerror(errno));
 			rc = -1;

@@ -100,6 +100,10 @@ int ab_cli_parse(ab_cli *cli, int argc, char **argv, ab_source src, const char *
 char **ab_cli_session_argv(const ab_cli *cli, const char *good_id, const char *bad_id);
 void ab_cli_argv_free(char **argv);
 
+/* Where the first word that is neither an option nor an option's value
+ * is in argv, or 0. valued names more options that take a value (those
+ * of index and cache, without "--"), NULL-terminated; may be NULL. */
+int ab_cli_find_word(int argc, char **argv, const char *const *valued);
 /* Where the subcommand word is in argv (options may come before it, as
  * in "artbisect --work-dir DIR status"), or 0 when there is none. */
 int ab_cli_find_command(int argc, char **argv);

@@ -41,14 +41,15 @@ static void usage(FILE *out)
 		"into one build per version; archives keep the natural order of their names.\n"), out);
 }
 
-/* Whether an operand (not an option's value) is an http(s) URL. */
+/* Whether an operand (not an option's value) is an http(s) URL, or is
+ * the word URL beside --help, as the usage line says to type it. */
 static int has_url_operand(int argc, char **argv)
 {
 	static const char *const with_value[] = {
 		"--output", "--name", "--base-url", "--package", "--farm", "--arch", "--flavour",
 		"--good", "--bad", "--keyring", "--cache-dir", "--cacert",
 	};
-	int i;
+	int i, help = 0, url_word = 0;
 	size_t k;
 
 	for (i = 1; i < argc; i++) {
@@ -58,6 +59,7 @@ static int has_url_operand(int argc, char **argv)
 			return i + 1 < argc && (!strncmp(argv[i + 1], "http://", 7) ||
 						!strncmp(argv[i + 1], "https://", 8));
 		if (a[0] == '-') {
+			help |= !strcmp(a, "--help");
 			for (k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
 				if (!strcmp(a, with_value[k]))
 					i++;
@@ -65,8 +67,9 @@ static int has_url_operand(int argc, char **argv)
 		}
 		if (!strncmp(a, "http://", 7) || !strncmp(a, "https://", 8))
 			return 1;
+		url_word |= !strcmp(a, "URL");
 	}
-	return 0;
+	return help && url_word;
 }
 
 int ab_cmd_index(int argc, char **argv)

@@ -29,6 +29,36 @@ static const command_fn commands[AB_CMD_COUNT] = {
 	[AB_CMD_RESET] = ab_cmd_reset,
 };
 
+/* The command's own argv: its name (argv[pos]), then every other word. */
+static char **command_argv(int argc, char **argv, int pos)
+{
+	char **v = ab_xcalloc((size_t)argc + 1, sizeof *v);
+	int i, n = 0;
+
+	v[n++] = argv[pos];
+	for (i = 1; i < argc; i++)
+		if (i != pos)
+			v[n++] = argv[i];
+	return v;
+}
+
+/* index and cache parse their own options: "artbisect --output FILE
+ * index DIR" works as "artbisect index --output FILE DIR". -1: neither. */
+static int run_tool_command(int argc, char **argv)
+{
+	/* Their options with a value that the session commands lack. */
+	static const char *const valued[] = { "output", "name", "base-url", "older-than", NULL };
+	int pos = ab_cli_find_word(argc, argv, valued), rc;
+	char **v;
+
+	if (pos == 0 || (strcmp(argv[pos], "index") && strcmp(argv[pos], "cache")))
+		return -1;
+	v = command_argv(argc, argv, pos);
+	rc = !strcmp(argv[pos], "index") ? ab_cmd_index(argc - 1, v) : ab_cmd_cache(argc - 1, v);
+	free(v);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	ab_cli cli;
@@ -49,10 +79,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], AB_UNPACK_HELPER_ARG))
 		return ab_unpack_helper_main(argc, argv);
-	if (argc > 1 && !strcmp(argv[1], "index"))
-		return ab_cmd_index(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "cache"))
-		return ab_cmd_cache(argc - 1, argv + 1);
+	if ((rc = run_tool_command(argc, argv)) >= 0)
+		return rc;
 	if (argc > 1 && !strcmp(argv[1], "__complete-ids"))
 		return ab_cmd_complete_ids(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "help")) {
@@ -62,18 +90,9 @@ int main(int argc, char **argv)
 	}
 	pos = ab_cli_find_command(argc, argv);
 	if (pos > 0) {
-		/* The command's own argv: its name, then every other word. */
-		char **v = ab_xcalloc((size_t)argc + 1, sizeof *v);
-		int i, n = 0;
-
 		cmd = (ab_cmd)ab_cli_command(argv[pos]);
-		v[n++] = argv[pos];
-		for (i = 1; i < argc; i++)
-			if (i != pos)
-				v[n++] = argv[i];
-		argc = n;
-		argv = v;
-		cmd_argv = v;
+		argv = cmd_argv = command_argv(argc, argv, pos);
+		argc--;
 	} else if (argc > 1 && argv[1][0] != '-') {
 		ab_message(_("unknown command '%s' (see artbisect --help)"), argv[1]);
 		return AB_EXIT_USAGE;
