@@ -54,6 +54,16 @@ for c in "${cases[@]}"; do
 	is "$(grep -vc '^GET /index.json ' "$T/server.log")" 0 "$name: nothing else downloaded"
 done
 
+# An --index URL that names no index (a build's tarball): the message
+# names that URL, not its last segment alone.
+printf '\037\213\010\000binary' > "$T/srv/b0001.tar.gz"
+run "$ARTBISECT" --index "$BASE/b0001.tar.gz" --probe true --cache-dir "$T/cache" --work-dir "$T/work"
+is "$RC" 2 "a tarball as the index: exit 2"
+like "$ERR" "^artbisect: $BASE/b0001\.tar\.gz: invalid JSON at line 1" "a tarball as the index: the message names the URL"
+printf '{"format": ' > "$T/local.json"
+run "$ARTBISECT" --index "$T/local.json" --probe true --cache-dir "$T/cache" --work-dir "$T/work"
+like "$ERR" "^artbisect: $T/local\.json: invalid JSON" "a local index that is not JSON: the message names its path"
+
 # A missing local index and a scheme we do not read.
 run "$ARTBISECT" --index "$T/nonexistent.json" --probe true --cache-dir "$T/cache" --work-dir "$T/work"
 is "$RC" 2 "missing local index: exit 2"

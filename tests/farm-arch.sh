@@ -78,8 +78,8 @@ for srv in $(farm_servers); do
 		: >"$T/kernel.log"
 		farm_bisect "$srv-debkeys" --index "$U/arch/$P" --farm arch --probe "$T/kernel.probe"
 		is "$RC" 3 "$srv: Debian's Arch keys did not sign this farm: every build unavailable (exit 3)"
-		like "$(steps_where "$T/$srv-debkeys.json" by=unavailable reason | head -n 1)" 'signed by a key not in --keyring' \
-			"$srv: the reason names the key"
+		like "$(steps_where "$T/$srv-debkeys.json" by=unavailable reason | head -n 1)" 'signed by a key not in /usr/share/keyrings/archlinux\.gpg .*pass --keyring FILE' \
+			"$srv: the reason names the key, the keyring that was used (not --keyring) and how to give the farm's"
 		is "$(cat "$T/kernel.log")" "" "$srv: nothing signed by an unknown key is tested"
 		farm_bisect "$srv-debkeys-unverified" --index "$U/arch/$P" --farm arch --allow-unverified \
 			--probe "$T/kernel.probe"
@@ -88,6 +88,25 @@ for srv in $(farm_servers); do
 	else
 		skip "$srv: Debian's Arch keys" "archlinux-keyring is not installed"
 	fi
+
+	# No --keyring, default keys that did not sign the farm (as Debian's
+	# would be): the reason names those keys, says to pass --keyring, and
+	# names the package's URL once; with --quiet the reasons come below.
+	ARTBISECT_DEFAULT_KEYRINGS="$OTHER_KEY" farm_bisect "$srv-defkeys" --index "$U/arch/$P" --farm arch \
+		--probe "$T/kernel.probe"
+	why=$(steps_where "$T/$srv-defkeys.json" by=unavailable reason | head -n 1)
+	is "$RC" 3 "$srv: default keys that did not sign the farm: every build unavailable (exit 3)"
+	like "$why" "signed by a key not in $OTHER_KEY .*the keys used when no --keyring is given: pass --keyring FILE" \
+		"$srv: default keys: the reason names the keyring used and how to give the farm's key"
+	unlike "$why" 'not in --keyring' "$srv: default keys: the reason does not blame a --keyring that was not given"
+	is "$(printf '%s\n' "$why" | grep -o 'https\?://[^ ]*pkg\.tar\.zst' | wc -l)" 1 \
+		"$srv: default keys: the package's URL is said once"
+	rm -rf "$T/q.work" "$T/q.cache"
+	ARTBISECT_DEFAULT_KEYRINGS="$OTHER_KEY" "$ARTBISECT" --index "$U/arch/$P" --farm arch --probe true --quiet \
+		--cache-dir "$T/q.cache" --work-dir "$T/q.work" >"$T/q.out" 2>"$T/q.err" </dev/null
+	like "$(cat "$T/q.err")" 'every build tried was unavailable; see the reasons below' \
+		"$srv: --quiet: the reasons are said to come below"
+	like "$(cat "$T/q.out")" 'unavailable: ' "$srv: --quiet: and they do, in the report"
 
 	# The culprit's .sig made by another key.
 	: >"$T/kernel.log"

@@ -116,6 +116,30 @@ for srv in $(farm_servers); do
 	is "$(report_field "$T/$srv-digest.json" trust.level)" "digest" "$srv: without --keyring the report's trust level is \"digest\""
 	like "$(cat "$T/$srv-digest.err")" 'integrity.*not authenticity' "$srv: without --keyring the text says integrity, not authenticity"
 
+	# A mistyped --flavour or --arch: no build has it, so it is bad input
+	# (exit 2, naming the option and what the farm has) found at the
+	# first build, not a walk of the whole range as failed builds.
+	: >"$T/generic.log"
+	farm_bisect "$srv-typo" --index "$U/mainline/" --flavour lowlatncy --probe "$T/generic.probe"
+	is "$RC" 2 "$srv: --flavour lowlatncy (no build has it): exit 2"
+	like "$(cat "$T/$srv-typo.err")" '^artbisect: --flavour lowlatncy: no build has it .*flavours there: generic, lowlatency' \
+		"$srv: --flavour lowlatncy: the message names the option and the flavours there"
+	is "$(grep -c 'Testing ' "$T/$srv-typo.err")" 1 "$srv: --flavour lowlatncy: found at the first build, the range is not walked"
+	fails "$srv: --flavour lowlatncy: no session is left to block the corrected command" \
+		test -e "$T/$srv-typo.work/session.json"
+	farm_bisect "$srv-archtypo" --index "$U/mainline/" --arch arm65 --good v6.7 --probe "$T/generic.probe"
+	is "$RC" 2 "$srv: --arch arm65 (no build has it): exit 2"
+	like "$(cat "$T/$srv-archtypo.err")" '^artbisect: --arch arm65: no build has it .*architectures there: amd64, arm64' \
+		"$srv: --arch arm65: the message names the option and the architectures there"
+	# i386: only the old-style oldest build has it, the others lack it: a
+	# gap of theirs, not a slip; their reasons are in the text report.
+	farm_bisect "$srv-gap" --index "$U/mainline/" --arch i386 --probe "$T/generic.probe"
+	is "$RC" 1 "$srv: --arch i386, which one end has: the others are failed builds, inconclusive (exit 1), not exit 2"
+	like "$(cat "$T/$srv-gap.err")" 'failed build: v6\.8-rc2 \(.*no i386/ directory' \
+		"$srv: --arch i386: the text report says why each failed build failed"
+	like "$(cat "$T/$srv-gap.err")" 'v6\.8-rc2: skip, a failed build: .*no i386/ directory' \
+		"$srv: --arch i386: the progress line says why the build was skipped"
+
 	stop_farm_server "$srv"
 done
 

@@ -119,7 +119,7 @@ set_faults '{}'
 cp "$T/index.orig" "$L/index.json"
 
 # A fault near the end of a mapped index is named as for one read into
-# memory (same file served over http).
+# memory (same file served over http), each by where it was read from.
 make_local "$L/bad.json" '], "x": }'
 cp "$L/bad.json" "$T/farm/bad.json"
 exit_is 2 "a broken mapped index: exit 2" "$ARTBISECT" --index "$L/bad.json" --probe true \
@@ -127,7 +127,9 @@ exit_is 2 "a broken mapped index: exit 2" "$ARTBISECT" --index "$L/bad.json" --p
 local_err=$(sed "s/^artbisect: //" "$T/cmd.err")
 exit_is 2 "the same served over http: exit 2" "$ARTBISECT" --index "$BASE/bad.json" --probe true \
 	--cache-dir "$T/cache" --work-dir "$T/w3"
-is "$(sed "s/^artbisect: //" "$T/cmd.err")" "$local_err" "the same message either way"
-like "$local_err" 'bad\.json.*line' "it names the file and the line"
+http_err=$(sed "s/^artbisect: //" "$T/cmd.err")
+is "${http_err#"$BASE/bad.json: "}" "${local_err#"$L/bad.json: "}" "the same message either way"
+like "$local_err" "^$L/bad\\.json: .*line" "it names the file by its path, and the line"
+like "$http_err" "^$BASE/bad\\.json: .*line" "it names the served one by its URL"
 
 plan_done

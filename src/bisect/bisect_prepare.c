@@ -252,7 +252,8 @@ static int download_build(ab_bisect *b, ab_cache *cache, const ab_bisect_callbac
 		return -1;
 	for (i = 0; i < bd->nartifacts; i++) {
 		if (items[i].status != AB_FETCH_OK) {
-			*reason = ab_xasprintf("%s: %s", bd->artifacts[i].filename,
+			/* the URL: a 404 says nothing without where it was */
+			*reason = ab_xasprintf("%s: %s", bd->artifacts[i].url,
 					       items[i].reason ? items[i].reason : "?");
 			return 1;
 		}

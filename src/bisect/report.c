@@ -560,8 +560,8 @@ static void describe_build(ab_buf *out, const char *label, const ab_build *bd)
 }
 
 /* The text report's lines on single steps: how far the builds were
- * checked, the unverified ones, --check-bounds, the unavailable ones
- * with why, and what each probe linked to. */
+ * checked, the unverified ones, --check-bounds, the unavailable and
+ * failed ones with why, and what each probe linked to. */
 static void text_step_notes(ab_buf *out, const ab_bisect *b)
 {
 	size_t i;
@@ -591,6 +591,14 @@ static void text_step_notes(ab_buf *out, const ab_bisect *b)
 			char *why = ab_esc_term(s->reason ? s->reason : "");
 
 			ab_buf_printf(out, _("  unavailable: %s (%s)\n"), id, why);
+			free(id);
+			free(why);
+		} else if (s->by == AB_BY_FAILED_BUILD && s->reason && *s->reason) {
+			/* the farm's word on it: a mistyped --flavour shows here */
+			char *id = ab_esc_term(b->index->builds[s->index].id);
+			char *why = ab_esc_term(s->reason);
+
+			ab_buf_printf(out, _("  failed build: %s (%s)\n"), id, why);
 			free(id);
 			free(why);
 		}

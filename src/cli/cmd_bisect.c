@@ -403,7 +403,13 @@ int ctx_report(ctx *c)
 	/* Nothing could be tested at all: that is a failure, not an answer. */
 	if (b->result == AB_RESULT_INCONCLUSIVE && b->tested == 0 && b->nsteps > 0 &&
 	    all_unavailable(b)) {
-		ab_message(_("every build tried was unavailable; see the reasons above"));
+		/* --quiet leaves the reasons to the report that follows */
+		if (!c->cli->quiet)
+			ab_message(_("every build tried was unavailable; see the reasons above"));
+		else if (!c->cli->json)
+			ab_message(_("every build tried was unavailable; see the reasons below"));
+		else
+			ab_message(_("every build tried was unavailable; see the reasons in the report's steps"));
 		status = AB_EXIT_FAILURE;
 	}
 	if (c->cli->json) {
@@ -751,13 +757,24 @@ int ctx_run(ctx *c)
 		free(bad);
 	}
 	if (ab_bisect_run(b, c->cache, &cb, &c->err) < 0 && c->err.code != AB_EXIT_ABORTED) {
-		int status;
+		int status, kept = 1;
 
 		b->result = AB_RESULT_ABORTED;
 		free(c->sess->message);
 		c->sess->message = ab_xstrdup(c->err.msg);
 		ctx_save(c);
 		status = ctx_fail(c);
+		/* Bad input found before any verdict (a --flavour no build
+		 * has): nothing to go on with, so no session is left to block
+		 * the corrected command. */
+		if (c->farm && ab_farm_slipped(c->farm) && !b->nsteps) {
+			ab_error rm = {0};
+
+			if (ab_session_remove(c->work_dir, &rm) < 0)
+				ab_message("%s", rm.msg);
+			ab_error_clear(&rm);
+			kept = 0;
+		}
 		if (c->cli->json) {
 			/* Automation still gets its one report object: what was
 			 * found before the failure, as "aborted". */
@@ -770,7 +787,7 @@ int ctx_run(ctx *c)
 			free(s);
 			json_decref(rep);
 		}
-		if (!c->cli->quiet)
+		if (!c->cli->quiet && kept)
 			say_kept(c);
 		return status;
 	}

@@ -93,6 +93,25 @@ int ctx_rpm(ctx *c)
 	return 0;
 }
 
+/* A refused index is named as it was given, by its URL or path: the
+ * library's messages start with its last segment alone, which says
+ * little when the URL is mistyped (a .tar.gz instead of the index). */
+static void name_index_source(ctx *c, const char *url)
+{
+	char *label = ab_index_label(url), *path = ab_index_local_path(url), *msg;
+	const char *full = path ? path : url;
+	size_t n = strlen(label);
+
+	if (!strncmp(c->err.msg, label, n) && !strncmp(c->err.msg + n, ": ", 2) &&
+	    strcmp(label, full)) {
+		msg = ab_xasprintf("%s%s", full, c->err.msg + n);
+		ab_error_set(&c->err, c->err.code, "%s", msg);
+		free(msg);
+	}
+	free(label);
+	free(path);
+}
+
 /* A big local index is read where it lies, in the page cache, instead
  * of being copied: at a million builds that is 271 MB of memory that is
  * never filled (a fifth of the load's time on a fresh machine). When the
@@ -110,8 +129,10 @@ static int ctx_load_mapped_index(ctx *c, const char *url)
 	c->index_len = ab_filemap_len(c->index_map);
 	c->idx = ab_index_parse(c->index_bytes, c->index_len, url, &err);
 	if (!ab_filemap_changed(c->index_map)) {
-		if (!c->idx)
+		if (!c->idx) {
 			ab_error_set(&c->err, err.code, "%s", err.msg);
+			name_index_source(c, url);
+		}
 		ab_error_clear(&err);
 		return c->idx ? 0 : -1;
 	}
@@ -333,6 +354,8 @@ static int ctx_read_index(ctx *c)
 		}
 		c->index_bytes = c->index_buf;
 		c->idx = ab_index_parse(c->index_bytes, c->index_len, url, &c->err);
+		if (!c->idx)
+			name_index_source(c, url);
 	} else if (c->err.code != AB_EXIT_ABORTED) {
 		/* Whatever went wrong, an index that cannot be read is bad input. */
 		c->err.code = AB_EXIT_USAGE;

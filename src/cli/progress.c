@@ -91,6 +91,8 @@ void ab_progress_verdict(void *ud, const ab_bisect *b, const ab_step *s)
 	why = ab_esc_term(s->reason ? s->reason : "");
 	if (s->by == AB_BY_UNAVAILABLE)
 		fprintf(stderr, _("  %s is unavailable: %s\n"), id, why);
+	else if (s->by == AB_BY_FAILED_BUILD && *why)
+		fprintf(stderr, _("  %s: skip, a failed build: %s\n"), id, why);
 	else if (s->by == AB_BY_TIMEOUT)
 		fprintf(stderr, _("  %s: %s (timed out after %.1f s)\n"), id,
 			ab_term_label(ab_term_name(s->verdict)), s->seconds);

@@ -38,6 +38,8 @@ struct ab_farm {
 	size_t narts;
 	size_t fetched, revalidated;
 	size_t nfailed;		/* builds the farm turned out not to have made */
+	int matched;		/* a build had files for --arch and --flavour */
+	char *slip;		/* the message once no build has them (exit 2) */
 };
 
 static const ab_farm_layout *const layouts[] = {
@@ -385,7 +387,11 @@ int ab_farm_fetch_verified(ab_farm *f, const char *url, int64_t size, ab_farm_ch
 		memcpy(sha256, it.got_sha256, 65);
 		*trust = v.trust;
 	} else if (rc == 0) {
-		*why = ab_xasprintf("%s: %s", url, it.reason ? it.reason : "?");
+		/* a signature's reason names the URL already */
+		if (it.reason && !strncmp(it.reason, url, strlen(url)))
+			*why = ab_xstrdup(it.reason);
+		else
+			*why = ab_xasprintf("%s: %s", url, it.reason ? it.reason : "?");
 		rc = 1;
 	}
 	free(it.path);
@@ -452,19 +458,86 @@ static void put_artifacts(ab_farm *f, size_t pos, const ab_farm_resolved *r)
 	__atomic_store_n(&bd->unresolved, 0, __ATOMIC_RELEASE);
 }
 
+/* Appends build pos's id to the list in buf. */
+static void add_id(ab_farm *f, size_t pos, char *buf, size_t size)
+{
+	const char *id = f->idx->builds[pos].id;
+	size_t o = strlen(buf);
+	char q[64];
+
+	snprintf(buf + o, size - o, "%s%s", o ? ", " : "", ab_farm_quote(id, strlen(id), q, sizeof q));
+}
+
+/* Build pos has nothing for an option's value (r->miss) and no build
+ * has matched it yet: when the range's ends have nothing for it either,
+ * the value is taken for a slip, said at once (exit 2) rather than the
+ * whole range walked as failed builds. 1 when an end has it or cannot
+ * tell (a gap of this build's: it stays failed), -1 with err. */
+static int check_ends(ab_farm *f, size_t pos, const ab_farm_resolved *r, ab_error *err)
+{
+	const char *given[2] = { f->o.good, f->o.bad };
+	size_t ends[2] = { 0, f->idx->nbuilds - 1 }, i;
+	char ids[200] = "";
+
+	if (!f->layout->match)
+		return 1;
+	for (i = 0; i < 2; i++) {
+		ssize_t at = given[i] ? ab_index_find(f->idx, given[i], NULL) : -1;
+
+		if (at >= 0)
+			ends[i] = (size_t)at;
+	}
+	add_id(f, pos, ids, sizeof ids);
+	for (i = 0; i < 2; i++) {
+		ab_farm_resolved m;
+		int rc;
+
+		if (ends[i] == pos || (i && ends[1] == ends[0]))
+			continue;
+		memset(&m, 0, sizeof m);
+		rc = f->layout->match(f, &f->idx->builds[ends[i]], &m, err);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			__atomic_store_n(&f->matched, 1, __ATOMIC_RELEASE);
+		if (rc == 0 || strcmp(m.miss, r->miss))
+			return 1;
+		add_id(f, ends[i], ids, sizeof ids);
+	}
+	ab_error_set(err, AB_EXIT_USAGE, _("%s: no build has it (looked at %s; %s)"), r->miss, ids,
+		     r->there);
+	return -1;
+}
+
 static int resolve(void *farm, size_t pos, char **why, ab_error *err)
 {
 	ab_farm *f = farm;
 	ab_farm_resolved r;
 	size_t i;
-	int rc = 0;
+	int rc = 0, slipped = 0;
 
 	memset(&r, 0, sizeof r);
 	pthread_mutex_lock(&f->lock);
+	if (f->slip) {
+		ab_error_set(err, AB_EXIT_USAGE, "%s", f->slip);
+		pthread_mutex_unlock(&f->lock);
+		return -1;
+	}
 	if (f->idx->builds[pos].unresolved) {
 		pthread_mutex_unlock(&f->lock);
 		rc = f->layout->resolve(f, &f->idx->builds[pos], &r, why, err);
+		if (rc == 1 && r.failed && r.miss[0] && !__atomic_load_n(&f->matched, __ATOMIC_ACQUIRE) &&
+		    check_ends(f, pos, &r, err) < 0) {
+			free(*why);
+			*why = NULL;
+			rc = -1;
+			slipped = err->code == AB_EXIT_USAGE;
+		}
 		pthread_mutex_lock(&f->lock);
+		if (rc == 0)
+			f->matched = 1;
+		if (slipped && !f->slip)
+			f->slip = ab_xstrdup(err->msg);
 		if (rc == 0 && !r.n) {
 			*why = ab_xasprintf(_("%s: no artifacts for this build"),
 					    f->idx->builds[pos].farm_ref ? f->idx->builds[pos].farm_ref : f->url);
@@ -543,6 +616,16 @@ static int open_keys(ab_farm *f, ab_error *err)
 	if (!n)
 		return 0;
 	f->pgp = ab_pgp_open(files, n, err);
+	if (f->pgp && f->keyrings_default) {
+		/* a refusal names the keys that were used, not --keyring */
+		ab_buf names = {0};
+		size_t i;
+
+		for (i = 0; i < n; i++)
+			ab_buf_printf(&names, "%s%s", i ? ", " : "", files[i]);
+		ab_pgp_keys_default(f->pgp, names.data);
+		ab_buf_free(&names);
+	}
 	return f->pgp ? 0 : -1;
 }
 
@@ -579,6 +662,9 @@ static int make_index(ab_farm *f, const char *text, size_t len, ab_error *err)
 	f->idx->label = ab_xstrdup(f->url);
 	f->idx->resolver = resolve;
 	f->idx->farm = f;
+	/* a resumed session's resolved builds had files for the options */
+	for (size_t i = 0; i < f->idx->nbuilds && !f->matched; i++)
+		f->matched = !f->idx->builds[i].unresolved && f->idx->builds[i].nartifacts > 0;
 	return 0;
 }
 
@@ -785,6 +871,16 @@ void ab_farm_set_cache(ab_farm *f, ab_cache *cache, const ab_fetch_options *fetc
 		f->o.fetch = fetch;
 }
 
+bool ab_farm_slipped(ab_farm *f)
+{
+	bool slipped;
+
+	pthread_mutex_lock(&f->lock);
+	slipped = f->slip != NULL;
+	pthread_mutex_unlock(&f->lock);
+	return slipped;
+}
+
 size_t ab_farm_resolved_count(const ab_farm *f)
 {
 	return __atomic_load_n(&f->narts, __ATOMIC_ACQUIRE) +
@@ -824,6 +920,7 @@ void ab_farm_free(ab_farm *f)
 		free(f->owned[i]);
 	free(f->owned);
 	free(f->url);
+	free(f->slip);
 	pthread_mutex_destroy(&f->lock);
 	free(f);
 }

@@ -81,6 +81,11 @@ typedef struct ab_farm_resolved {
 	bool failed;		/* with 1: the farm says it could not make
 				 * this build (a status file, no image for the
 				 * arch): a failed build, not an unavailable one */
+	char miss[96];		/* with failed: the option and value nothing of
+				 * the build matched ("--flavour lowlatncy")
+				 * while it has files for others; "" otherwise */
+	char there[200];	/* with miss: what it has, "flavours there:
+				 * generic, lowlatency" */
 } ab_farm_resolved;
 
 typedef struct ab_farm_layout {
@@ -103,6 +108,13 @@ typedef struct ab_farm_layout {
 	 * go on (disk full, interrupted: exit 4). */
 	int (*resolve)(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, char **why,
 		       ab_error *err);
+	/* Whether build bd has files for --arch (and --flavour), from its
+	 * listings alone, nothing downloaded: 0 yes, 1 no or cannot tell
+	 * (out->miss set when it has files for other values), -1 with err.
+	 * farm.c asks it of the range's ends when a build misses and none
+	 * matched yet: a value no end has either is a slip (exit 2). NULL:
+	 * the layout's options are checked when it lists. */
+	int (*match)(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, ab_error *err);
 } ab_farm_layout;
 
 extern const ab_farm_layout ab_farm_mainline, ab_farm_archive, ab_farm_koji, ab_farm_sumtree;
@@ -141,6 +153,9 @@ char *ab_farm_export(ab_farm *f, ab_farm_progress_fn each, void *ud, ab_error *e
  * fetch options of the run (which count the bytes downloaded); fetch
  * NULL keeps the options given at open. */
 void ab_farm_set_cache(ab_farm *f, ab_cache *cache, const ab_fetch_options *fetch);
+/* Whether the value of --arch or --flavour was found to be one no build
+ * has (resolution then fails with exit 2, the message saying which). */
+bool ab_farm_slipped(ab_farm *f);
 /* How many builds were resolved so far (a snapshot is due when it moved). */
 size_t ab_farm_resolved_count(const ab_farm *f);
 /* Listing pages read so far: fetched anew, and revalidated unchanged. */

@@ -255,9 +255,9 @@ static void ml_dir_free(ml_dir *d)
  * 5.7-rc7 each architecture has a directory: it is read first, so that
  * a build costs one listing; the version's own directory only when it
  * is not there (older builds, or none for this architecture: then
- * *failed). 0, 1 with *why, -1 with err. */
+ * out->failed, and out->miss). 0, 1 with *why, -1 with err. */
 static int ml_read_files(ab_farm *f, const ab_build *bd, const char *arch, ml_dir *d,
-			 bool *failed, char **why, ab_error *err)
+			 ab_farm_resolved *out, char **why, ab_error *err)
 {
 	const ab_listing_entry *e;
 	char flavours[160], q[128], qa[48];
@@ -288,37 +288,149 @@ static int ml_read_files(ab_farm *f, const ab_build *bd, const char *arch, ml_di
 		/* per-architecture directories, but not this one's */
 		*why = ab_xasprintf(_("%s: no %s/ directory: no build for that architecture (there: %s)"),
 				    quote(d->dir, q, sizeof q), quote(arch, qa, sizeof qa), flavours);
-		*failed = true;
+		out->failed = true;
+		snprintf(out->miss, sizeof out->miss, "--arch %s", qa);
+		snprintf(out->there, sizeof out->there, _("architectures there: %s"), flavours);
 		return 1;
 	}
 	return 0;
+}
+
+static const char *ml_arch(const ab_farm_options *o)
+{
+	return ab_mainline_arch(o->arch ? o->arch : ab_farm_host_arch("deb"));
+}
+
+static const char *ml_flavour(const ab_farm_options *o)
+{
+	return o->flavour ? o->flavour : "generic";
+}
+
+/* Whether bd names a directory to read: 1 with *why when not. */
+static int ml_no_dir(const ab_build *bd, char **why)
+{
+	char q[128];
+
+	if (bd->farm_ref && *bd->farm_ref && bd->farm_ref[strlen(bd->farm_ref) - 1] == '/')
+		return 0;
+	*why = ab_xasprintf(_("build %s: no directory URL to read its packages from"),
+			    quote(bd->id, q, sizeof q));
+	return 1;
+}
+
+/* The architectures of the .debs among names, "amd64, i386" into buf
+ * ("all" is none): how many. */
+static size_t deb_arches(const char *const *names, size_t n, char *buf, size_t size)
+{
+	size_t i, j, k = 0, o = 0, len;
+	char q[48];
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const char *u = strrchr(names[i], '_');
+
+		len = u ? strlen(u + 1) : 0;
+		if (len <= 4 || strcmp(u + len - 3, ".deb") || !strncmp(u + 1, "all.", 4))
+			continue;
+		len -= 4;
+		for (j = 0; j < i; j++) {	/* said already? */
+			const char *v = strrchr(names[j], '_');
+
+			if (v && !strncmp(v + 1, u + 1, len) && !strcmp(v + 1 + len, ".deb"))
+				break;
+		}
+		if (j < i || o + len + 8 >= size)
+			continue;
+		o += (size_t)snprintf(buf + o, size - o, "%s%s", k++ ? ", " : "",
+				      ab_farm_quote(u + 1, len, q, sizeof q));
+	}
+	return k;
+}
+
+/* The image and its packages for arch and flavour among the files in
+ * dir: 0 with *pick and *ents (the files pick counts in; caller frees),
+ * 1 with *why and out->failed (and out->miss when the build has other
+ * flavours) when there is no image. */
+static int ml_pick(const ab_listing *files, const char *dir, const char *arch, const char *flavour,
+		   ab_mainline_picked *pick, const ab_listing_entry ***ents,
+		   ab_farm_resolved *out, char **why)
+{
+	const char **names = ab_xcalloc(files->n ? files->n : 1, sizeof *names);
+	char flavours[160], q[128], qa[48], qf[48];
+	size_t i, n = 0;
+	int r = 0;
+
+	*ents = ab_xcalloc(files->n ? files->n : 1, sizeof **ents);
+	for (i = 0; i < files->n; i++)
+		if (!files->entries[i].is_dir) {
+			(*ents)[n] = &files->entries[i];
+			names[n++] = files->entries[i].name;
+		}
+	if (ab_mainline_pick(names, n, arch, flavour, pick, flavours, sizeof flavours) < 0) {
+		quote(flavour, qf, sizeof qf);
+		if (*flavours) {
+			*why = ab_xasprintf(_("%s: no kernel image for %s, flavour %s (flavours there: %s)"),
+					    quote(dir, q, sizeof q), quote(arch, qa, sizeof qa), qf,
+					    flavours);
+			snprintf(out->miss, sizeof out->miss, "--flavour %s", qf);
+			snprintf(out->there, sizeof out->there, _("flavours there: %s"), flavours);
+		} else {
+			*why = ab_xasprintf(_("%s: no kernel image for %s, flavour %s (none for %s at all)"),
+					    quote(dir, q, sizeof q), quote(arch, qa, sizeof qa), qf, qa);
+			/* an old build's one directory: the .debs name theirs */
+			if (deb_arches(names, n, flavours, sizeof flavours)) {
+				snprintf(out->miss, sizeof out->miss, "--arch %s", qa);
+				snprintf(out->there, sizeof out->there, _("architectures there: %s"),
+					 flavours);
+			}
+		}
+		out->failed = true;	/* no image for the arch: a failed build */
+		r = 1;
+	}
+	free(names);
+	return r;
+}
+
+static int ml_match(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, ab_error *err)
+{
+	const ab_farm_options *o = ab_farm_opts(f);
+	const ab_listing_entry **ents = NULL;
+	ab_mainline_picked pick;
+	ml_dir d = { 0 };
+	char *why = NULL;
+	int r;
+
+	memset(out, 0, sizeof *out);
+	if ((r = ml_no_dir(bd, &why)) == 0 &&
+	    (r = ml_read_files(f, bd, ml_arch(o), &d, out, &why, err)) == 0 &&
+	    (r = check_status(f, d.files, d.dir, &why, err)) == 0)	/* failed: cannot tell */
+		r = ml_pick(d.files, d.dir, ml_arch(o), ml_flavour(o), &pick, &ents, out, &why);
+	free(why);
+	free(ents);
+	ml_dir_free(&d);
+	return r;
 }
 
 static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, char **why,
 		      ab_error *err)
 {
 	const ab_farm_options *o = ab_farm_opts(f);
-	const char *arch = ab_mainline_arch(o->arch ? o->arch : ab_farm_host_arch("deb"));
-	const char *flavour = o->flavour ? o->flavour : "generic";
+	const char *arch = ml_arch(o);
 	ml_dir d = { 0 };
 	const ab_listing *files;
 	const char *dir, *sig[1];
-	const char **names = NULL;
 	const ab_listing_entry **ents = NULL;
 	ab_mainline_picked pick;
 	ab_sums *sums = NULL;
-	char flavours[160], q[128], qa[48], qf[48], qn[128];
+	char q[128], qn[128];
 	char *sums_url = NULL, *sig_url = NULL;
-	size_t i, n = 0;
+	size_t i;
 	int r;
 
 	memset(out, 0, sizeof *out);
-	if (!bd->farm_ref || !*bd->farm_ref || bd->farm_ref[strlen(bd->farm_ref) - 1] != '/') {
-		*why = ab_xasprintf(_("build %s: no directory URL to read its packages from"),
-				    quote(bd->id, q, sizeof q));
+	if (ml_no_dir(bd, why))
 		return 1;
-	}
-	if ((r = ml_read_files(f, bd, arch, &d, &out->failed, why, err)))
+	if ((r = ml_read_files(f, bd, arch, &d, out, why, err)))
 		goto out;
 	files = d.files;
 	dir = d.dir;
@@ -326,27 +438,8 @@ static int ml_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 		out->failed = r == 1;	/* the farm says so */
 		goto out;
 	}
-
-	names = ab_xcalloc(files->n ? files->n : 1, sizeof *names);
-	ents = ab_xcalloc(files->n ? files->n : 1, sizeof *ents);
-	for (i = 0; i < files->n; i++)
-		if (!files->entries[i].is_dir) {
-			ents[n] = &files->entries[i];
-			names[n++] = files->entries[i].name;
-		}
-	if (ab_mainline_pick(names, n, arch, flavour, &pick, flavours, sizeof flavours) < 0) {
-		if (*flavours)
-			*why = ab_xasprintf(_("%s: no kernel image for %s, flavour %s (flavours there: %s)"),
-					    quote(dir, q, sizeof q), quote(arch, qa, sizeof qa),
-					    quote(flavour, qf, sizeof qf), flavours);
-		else
-			*why = ab_xasprintf(_("%s: no kernel image for %s, flavour %s (none for %s at all)"),
-					    quote(dir, q, sizeof q), quote(arch, qa, sizeof qa),
-					    quote(flavour, qf, sizeof qf), qa);
-		out->failed = true;	/* no image for the arch: a failed build */
-		r = 1;
+	if ((r = ml_pick(files, dir, arch, ml_flavour(o), &pick, &ents, out, why)))
 		goto out;
-	}
 
 	/* dir is a URL the listing resolved (ends in '/'): the names added
 	 * are ours, never the farm's */
@@ -381,7 +474,6 @@ out:
 	ab_sums_free(sums);
 	free(sums_url);
 	free(sig_url);
-	free(names);
 	free(ents);
 	ml_dir_free(&d);
 	return r;
@@ -392,4 +484,5 @@ const ab_farm_layout ab_farm_mainline = {
 	.recognise = ml_recognise,
 	.list = ml_list,
 	.resolve = ml_resolve,
+	.match = ml_match,
 };

@@ -57,6 +57,7 @@ struct ab_pgp {
 	gpgme_ctx_t kctx;	/* key look-ups while a verify result is read */
 	char **revoked;		/* upper-case fingerprints from FILE-revoked */
 	size_t nrevoked;
+	char *default_keys;	/* the keyrings taken without --keyring, or NULL */
 };
 
 static pthread_once_t gpgme_once = PTHREAD_ONCE_INIT;
@@ -334,8 +335,24 @@ void ab_pgp_close(ab_pgp *p)
 	for (i = 0; i < p->nrevoked; i++)
 		free(p->revoked[i]);
 	free(p->revoked);
+	free(p->default_keys);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
+}
+
+void ab_pgp_keys_default(ab_pgp *p, const char *files)
+{
+	free(p->default_keys);
+	p->default_keys = files ? ab_xstrdup(files) : NULL;
+}
+
+/* A signature by key fpr that none of p's keys made. */
+static char *unknown_key(const ab_pgp *p, const char *label, const char *fpr)
+{
+	if (p->default_keys)
+		return ab_xasprintf(_("%s: signed by a key not in %s (%s), the keys used when no --keyring is given: pass --keyring FILE with the farm's signing key"),
+				    label, p->default_keys, fpr);
+	return ab_xasprintf(_("%s: signed by a key not in --keyring (%s)"), label, fpr);
 }
 
 size_t ab_pgp_key_count(ab_pgp *p)
@@ -364,7 +381,7 @@ static bool in_revoked(const ab_pgp *p, const char *fpr)
 }
 
 /* Why one signature does not count, or NULL when it does. */
-static char *sig_problem(const char *label, gpgme_signature_t s)
+static char *sig_problem(const ab_pgp *p, const char *label, gpgme_signature_t s)
 {
 	const char *fpr = s->fpr ? s->fpr : "?";
 	gpgme_err_code_t st = gpgme_err_code(s->status);
@@ -374,7 +391,7 @@ static char *sig_problem(const char *label, gpgme_signature_t s)
 	if (st == GPG_ERR_NO_ERROR && !(s->summary & bad) && !s->wrong_key_usage)
 		return NULL;
 	if (st == GPG_ERR_NO_PUBKEY || (s->summary & GPGME_SIGSUM_KEY_MISSING))
-		return ab_xasprintf(_("%s: signed by a key not in --keyring (%s)"), label, fpr);
+		return unknown_key(p, label, fpr);
 	if (st == GPG_ERR_BAD_SIGNATURE)
 		return ab_xasprintf(_("%s: BAD signature by key %s: the data is not what was signed (altered, or another file)"),
 				    label, fpr);
@@ -425,12 +442,11 @@ static int verify_locked(ab_pgp *p, gpgme_data_t sigd, gpgme_data_t text, gpgme_
 		return 1;
 	}
 	for (s = res->signatures; s; s = s->next) {
-		problem = sig_problem(label, s);
+		problem = sig_problem(p, label, s);
 		/* The primary key, for the signer's name and the -revoked
 		 * list: the signature may name a subkey. */
 		if (!problem && gpgme_get_key(p->kctx, s->fpr, &key, 0) != 0)
-			problem = ab_xasprintf(_("%s: signed by a key not in --keyring (%s)"), label,
-					       s->fpr);
+			problem = unknown_key(p, label, s->fpr);
 		else if (!problem) {
 			if (!key->fpr || key->revoked || key->disabled || key->invalid || in_revoked(p, key->fpr))
 				problem = ab_xasprintf(_("%s: signed by key %s, which has been revoked"),

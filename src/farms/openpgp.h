@@ -48,6 +48,10 @@ int ab_pgp_verify_fd(ab_pgp *p, int fd, const char *sig, size_t siglen, const ch
  * (a text of several signed blocks included). */
 int ab_pgp_verify_clearsigned(ab_pgp *p, const char *data, size_t len, const char *label,
 			      char **plain, size_t *plain_len, char **why);
+/* Says that the keys of p are not the user's --keyring but those taken
+ * when none is given (files, "A, B"): a signature by a key not among
+ * them is then said to be not in files, with how to pass the farm's. */
+void ab_pgp_keys_default(ab_pgp *p, const char *files);
 /* The number of public keys in the private home. */
 size_t ab_pgp_key_count(ab_pgp *p);
 /* Removes the private home, after stopping any gpg-agent or dirmngr

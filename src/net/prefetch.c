@@ -299,9 +299,8 @@ int ab_prefetch_wait(ab_prefetch *p, size_t key, char **reason, const ab_fetch_c
 		}
 		for (j = 0; j < w->n; j++) {
 			if (w->items[j].status == AB_FETCH_UNAVAILABLE && !rc) {
-				const char *slash = strrchr(w->urls[j], '/');
-
-				*reason = ab_xasprintf("%s: %s", slash ? slash + 1 : w->urls[j],
+				/* named by URL, as bisect_prepare names it */
+				*reason = ab_xasprintf("%s: %s", w->urls[j],
 						       w->items[j].reason ? w->items[j].reason : "?");
 				rc = 1;
 			}
