@@ -101,6 +101,15 @@ is "$(ls "$T/cache/unsynced" | grep -c .)" 0 "cache clean: and every marker"
 
 exit_is 2 "--cache-size nonsense: exit 2" ab --cache-size lots
 exit_is 2 "cache without an action: exit 2" "$ARTBISECT" cache
+run "$ARTBISECT" cache list extra --cache-dir "$T/cache"
+like "$RC/$ERR" "^2/artbisect: unexpected argument 'extra' \\(see artbisect cache --help\\)" \
+	"cache list with a word too many: exit 2, that word named"
+# A mistyped --cache-dir: said, and nothing is made there.
+for action in list clean; do
+	run "$ARTBISECT" cache $action --cache-dir "$T/no-such-cache"
+	is "$RC/$OUT" "0/There is no cache in $T/no-such-cache." "cache $action of a directory that is not there: says so"
+done
+fails "and makes no directory" test -e "$T/no-such-cache"
 ok "cache --help" "$ARTBISECT" cache --help
 
 plan_done

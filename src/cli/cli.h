@@ -4,8 +4,8 @@
  * Owns the option table (which options each subcommand takes), the
  * order in which settings win (config file < environment < saved
  * session < command line), per-subcommand --help, and writing the
- * options of a session back as arguments. Front end: prints its
- * messages with ab_message; never runs a bisection.
+ * options of a session back as arguments (cli_argv.c). Front end:
+ * prints its messages with ab_message; never runs a bisection.
  */
 #ifndef AB_CLI_H
 #define AB_CLI_H
@@ -98,6 +98,9 @@ int ab_cli_parse(ab_cli *cli, int argc, char **argv, ab_source src, const char *
  * as arguments for `artbisect start`; NULL-terminated, free with
  * ab_cli_argv_free. --good and --bad are written as the given ids. */
 char **ab_cli_session_argv(const ab_cli *cli, const char *good_id, const char *bad_id);
+/* path made absolute against the directory artbisect was started in,
+ * or NULL when it is already (or cannot be). Caller frees. */
+char *ab_cli_absolute_path(const char *path);
 void ab_cli_argv_free(char **argv);
 
 /* Where the first word that is neither an option nor an option's value

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "net/cache.h"
 #include "cli/cmd_cache.h"
 #include "base/error.h"
@@ -71,12 +72,25 @@ int ab_cmd_cache(int argc, char **argv)
 			return AB_EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1 || (strcmp(argv[optind], "list") && strcmp(argv[optind], "clean"))) {
+	if (optind >= argc || (strcmp(argv[optind], "list") && strcmp(argv[optind], "clean"))) {
 		ab_message(_("artbisect cache needs 'list' or 'clean' (see artbisect cache --help)"));
+		return AB_EXIT_USAGE;
+	}
+	if (optind + 1 < argc) {
+		ab_message(_("unexpected argument '%s' (see artbisect cache --help)"), argv[optind + 1]);
 		return AB_EXIT_USAGE;
 	}
 	action = argv[optind];
 	dir = dir_arg ? ab_xstrdup(dir_arg) : ab_default_cache_dir();
+	if (access(dir, F_OK) != 0) {
+		/* nothing to list or clean; a mistyped --cache-dir makes nothing */
+		char *d = ab_esc_term(dir);
+
+		printf(_("There is no cache in %s.\n"), d);
+		free(d);
+		free(dir);
+		return 0;
+	}
 	cache = ab_cache_open(dir, &err);
 	if (!cache) {
 		ab_message("%s", err.msg);
