@@ -461,3 +461,23 @@ int ab_write_atomic(const char *path, const void *data, size_t len, int mode, ab
 {
 	return ab_write_finish(pending_new(path, data, len, mode), 1, err);
 }
+
+char **ab_env_without(const char *const *names, size_t nnames, size_t extra, size_t *n)
+{
+	extern char **environ;
+	size_t total = 0, i, k;
+	char **env;
+
+	while (environ[total])
+		total++;
+	env = ab_xcalloc(total + extra + 1, sizeof *env);
+	*n = 0;
+	for (i = 0; i < total; i++) {
+		for (k = 0; k < nnames; k++)
+			if (!strncmp(environ[i], names[k], strlen(names[k])))
+				break;
+		if (k == nnames)
+			env[(*n)++] = ab_xstrdup(environ[i]);
+	}
+	return env;
+}

@@ -36,6 +36,12 @@ void ab_buf_printf(ab_buf *b, const char *fmt, ...) __attribute__((format(printf
 char *ab_buf_steal(ab_buf *b);	/* hands over data; b is empty again */
 void ab_buf_free(ab_buf *b);
 
+/* A copy of the environment without the variables that names[] start
+ * ("NAME="), with room for extra more and the final NULL; *n gets how
+ * many it holds. Every string is a copy: free them all. For a child's
+ * environment, made before fork() (threads may run). */
+char **ab_env_without(const char *const *names, size_t nnames, size_t extra, size_t *n);
+
 char *ab_path_join(const char *a, const char *b);
 /* $var/artbisect when var holds an absolute path, else
  * $HOME/fallback/artbisect (/tmp when HOME is unset): the XDG base

@@ -204,19 +204,9 @@ static char **probe_env(const ab_probe_spec *s, const char *token)
 		"ARTBISECT_ARTIFACT_URLS=", "ARTBISECT_ARTIFACT_SHA256S=", "ARTBISECT_LINKS=",
 	};
 	ab_buf urls = {0}, shas = {0};
-	size_t n = 0, i, k, out = 0;
-	char **env;
+	size_t i, out;
+	char **env = ab_env_without(ours, sizeof ours / sizeof ours[0], 10, &out);
 
-	while (environ[n])
-		n++;
-	env = ab_xcalloc(n + 11, sizeof *env);
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < sizeof ours / sizeof ours[0]; k++)
-			if (!strncmp(environ[i], ours[k], strlen(ours[k])))
-				break;
-		if (k == sizeof ours / sizeof ours[0])
-			env[out++] = ab_xstrdup(environ[i]);
-	}
 	env[out++] = ab_xasprintf("ARTBISECT_ROOT=%s", s->root);
 	env[out++] = ab_xasprintf("ARTBISECT_BUILD=%s", s->build_id);
 	env[out++] = ab_xasprintf("ARTBISECT_COMMIT=%s", s->commit ? s->commit : "");

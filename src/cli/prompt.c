@@ -6,8 +6,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 #include "base/escape.h"
 #include "base/util.h"
 #include "base/i18n.h"
@@ -54,7 +52,7 @@ static void run_shell(const ab_build *bd, const char *root)
 	static const char *const ours[] = { "ARTBISECT_ROOT=", "ARTBISECT_BUILD=",
 					    "ARTBISECT_COMMIT=", "ARTBISECT_VERSION=" };
 	const char *sh = getenv("SHELL");
-	size_t n = 0, i, k, out = 0, first;
+	size_t i, out;
 	char **env;
 	pid_t pid;
 
@@ -66,17 +64,7 @@ static void run_shell(const ab_build *bd, const char *root)
 		fprintf(stderr, _("Starting %s in %s; exit it to come back here.\n"), sh, r);
 		free(r);
 	}
-	while (environ[n])
-		n++;
-	env = ab_xcalloc(n + 5, sizeof *env);
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < sizeof ours / sizeof ours[0]; k++)
-			if (!strncmp(environ[i], ours[k], strlen(ours[k])))
-				break;
-		if (k == sizeof ours / sizeof ours[0])
-			env[out++] = environ[i];
-	}
-	first = out;
+	env = ab_env_without(ours, sizeof ours / sizeof ours[0], 4, &out);
 	env[out++] = ab_xasprintf("%s%s", ours[0], root);
 	env[out++] = ab_xasprintf("%s%s", ours[1], bd->id);
 	if (bd->commit)
@@ -93,7 +81,7 @@ static void run_shell(const ab_build *bd, const char *root)
 	if (pid > 0)
 		while (waitpid(pid, NULL, 0) < 0)
 			;
-	for (i = first; i < out; i++)
+	for (i = 0; i < out; i++)
 		free(env[i]);
 	free(env);
 }
