@@ -20,6 +20,28 @@ done
 chmod +x "$T"/stubs/*
 export PATH="$T/stubs:$PATH"
 
+# hostile_names SRC DST PREFIX INFIX EXT: farm SRC copied to DST with
+# each artifact's file name PREFIX + stem + INFIX + EXT (EXT the end it
+# had; INFIX may hold \uXXXX), percent-encoded in the index: what a farm
+# may call its files.
+hostile_names() {
+	"$PYTHON3" - "$@" <<'PY'
+import json, os, shutil, sys, urllib.parse
+src, dst, prefix, infix, ext = sys.argv[1:6]
+infix = infix.encode().decode("unicode_escape")	# "\u009b" is U+009B
+idx = json.load(open(os.path.join(src, "index.json")))
+for b in idx["builds"]:
+    for a in b["artifacts"]:
+        d, base = os.path.split(a["url"])
+        stem = base[:len(base) - len(ext)] if ext and base.endswith(ext) else base
+        name = prefix + stem + infix + (ext if ext and base.endswith(ext) else "")
+        os.makedirs(os.path.join(dst, d), exist_ok=True)
+        shutil.copy(os.path.join(src, a["url"]), os.path.join(dst, d, name))
+        a["url"] = (d + "/" if d else "") + urllib.parse.quote(name)
+json.dump(idx, open(os.path.join(dst, "index.json"), "w"))
+PY
+}
+
 # --- RPMs into a Fedora-like root ----------------------------------------
 # Kernel-like packages: each version's files under its own
 # /lib/modules/VERSION, so that several install side by side.
@@ -130,18 +152,7 @@ rpmbuild -bb --quiet --define "_topdir $T/rpm/top" --define "_build_id_links non
 	bail_out "rpmbuild victim: $(tail -n 3 "$T/rpm/victim.log")"
 rpm --root "$SYS" --dbpath /var/lib/rpm -i --nodeps "$T"/rpm/top/RPMS/noarch/victim-1.0-1.noarch.rpm ||
 	bail_out "cannot install victim into the scratch root"
-mkdir -p "$T/evilfarm/rpms"
-"$PYTHON3" - "$T/rpmfarm" "$T/evilfarm" <<'PY'
-import json, os, shutil, sys, urllib.parse
-src, dst = sys.argv[1], sys.argv[2]
-idx = json.load(open(os.path.join(src, "index.json")))
-for b in idx["builds"]:
-    for a in b["artifacts"]:
-        name = os.path.basename(a["url"]).replace(".noarch.rpm", " victim \u009b31mX.noarch.rpm")
-        shutil.copy(os.path.join(src, a["url"]), os.path.join(dst, "rpms", name))
-        a["url"] = "rpms/" + urllib.parse.quote(name)
-json.dump(idx, open(os.path.join(dst, "index.json"), "w"))
-PY
+hostile_names "$T/rpmfarm" "$T/evilfarm" "" ' victim \u009b31mX' .noarch.rpm
 start_server "$T/evilfarm"
 W="$T/w-evil"
 run ab start --index "$BASE/index.json" --install system --system-root "$SYS"
@@ -197,20 +208,7 @@ printf 'Package: victim\nVersion: 1.0\nArchitecture: all\nMaintainer: t <t@t>\nD
 dpkg-deb --build --root-owner-group "$T/victim" "$T/victim.deb" > /dev/null 2>&1 || bail_out "dpkg-deb victim"
 dpkg --root="$SYS2" --force-script-chrootless --force-not-root -i "$T/victim.deb" > /dev/null 2>&1 ||
 	bail_out "cannot install victim into the scratch root"
-mkdir -p "$T/evildeb"
-"$PYTHON3" - "$T/debfarm" "$T/evildeb" <<'PY'
-import json, os, shutil, sys, urllib.parse
-src, dst = sys.argv[1], sys.argv[2]
-idx = json.load(open(os.path.join(src, "index.json")))
-for b in idx["builds"]:
-    for a in b["artifacts"]:
-        d = os.path.dirname(a["url"])
-        os.makedirs(os.path.join(dst, d), exist_ok=True)
-        name = "--force-depends victim " + os.path.basename(a["url"])
-        shutil.copy(os.path.join(src, a["url"]), os.path.join(dst, d, name))
-        a["url"] = (d + "/" if d else "") + urllib.parse.quote(name)
-json.dump(idx, open(os.path.join(dst, "index.json"), "w"))
-PY
+hostile_names "$T/debfarm" "$T/evildeb" "--force-depends victim " "" ""
 start_server "$T/evildeb"
 W="$T/w-evildeb"
 run ab start --index "$BASE/index.json" --install system --system-root "$SYS2"
