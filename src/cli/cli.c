@@ -621,13 +621,16 @@ static int report_unwritable(const char *path, char *why, size_t n)
 		strcpy(dir, ".");
 	else
 		slash[slash == dir] = '\0';	/* "/r.md": the root */
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK) != 0) {
-		snprintf(why, n, _("cannot write in %s: %s"), dir,
-			 stat(dir, &st) == 0 && !S_ISDIR(st.st_mode) ? strerror(ENOTDIR) : strerror(errno));
-		bad = 1;
-	}
+	if (stat(dir, &st) != 0)
+		bad = errno;
+	else if (!S_ISDIR(st.st_mode))
+		bad = ENOTDIR;
+	else if (access(dir, W_OK) != 0)
+		bad = errno;
+	if (bad)
+		snprintf(why, n, _("cannot write in %s: %s"), dir, strerror(bad));
 	free(dir);
-	return bad;
+	return bad != 0;
 }
 
 /* The command as it is typed ("artbisect", "artbisect run"), for hints

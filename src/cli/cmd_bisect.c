@@ -685,7 +685,7 @@ int ctx_open_saved(ctx *c, int lock, int need_cache)
 	/* No session: said before the lock would make the work directory
 	 * (a mistyped --work-dir leaves nothing behind). */
 	if (!ab_session_exists(c->work_dir)) {
-		c->sess = ctx_load_session(c);
+		c->sess = ctx_load_session(c);	/* says there is none */
 		return -1;
 	}
 	if (lock && ctx_lock(c) < 0)

@@ -380,7 +380,7 @@ int ab_cmd_replay(ab_cli *cli, int argc, char **argv)
 	char *text = NULL;
 	size_t len = 0, good_idx, bad_idx;
 	ab_session *log;
-	int status, n = 0;
+	int status;
 	char **sargv;
 
 	ctx_begin(&c, cli, argc, argv);
@@ -403,8 +403,6 @@ int ab_cmd_replay(ab_cli *cli, int argc, char **argv)
 	 * goes: a bad line, an index out of reach or a contradiction leaves
 	 * that session as it was. */
 	c.sess = log;
-	while (log->argv[n])
-		n++;
 	if (ctx_session_cli(&c) < 0) {
 		status = AB_EXIT_USAGE;
 		goto out;
