@@ -35,6 +35,12 @@ run ab status
 like "$OUT" 'range: +last good b0000, known bad b0299' "status speaks as the report does: 'known bad' until it is found"
 is "$(ls -d "$W"/roots/*-"$first" | wc -l)" 1 "the build waiting is unpacked in its root"
 
+# Temporary files of a save that never finished (a killed process) are
+# swept by the next step, which holds the lock; other files stay.
+echo stale > "$W/session.json.tmp-Ab12Cd"
+echo stale > "$W/index.snapshot.tmp-Xy34Zw"
+echo mine > "$W/session.json.tmp-notours"
+
 steps=0 last_rc=0 verdicts=""
 while [ "$(status_of result)" = running ] && [ $steps -lt 20 ]; do
 	v=$(judge_current) || break
@@ -48,6 +54,9 @@ like "$OUT" 'The first bad build is b0123' "the last verdict prints the report"
 is "$(status_of result)/$(status_of first_new.id)/$(status_of current)" found/b0123/null \
 	"status --json: found b0123, nothing waiting"
 tap_ok $(( steps <= 10 ? 0 : 1 )) "found in $steps verdicts by hand"
+is "$(cd "$W" && ls -d *.tmp-* | tr '\n' ' ')" "session.json.tmp-notours " \
+	"stale temporary files of unfinished saves are swept, nothing else"
+rm -f "$W/session.json.tmp-notours"
 is "$(ab status --json | json_get - candidates)" '["b0123"]' "status --json: one candidate"
 is "$(ls "$W/roots" 2>/dev/null | wc -l)" 0 "judged builds' roots are removed"
 run ab good

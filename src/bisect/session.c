@@ -1,6 +1,7 @@
 /* session.c - see session.h. */
 #include "config.h"
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -363,6 +364,33 @@ int ab_session_remove(const char *work_dir, ab_error *err)
 	return 0;
 }
 
+/* Temporary files of an atomic save that never finished (the process
+ * was killed, or exited while the snapshot's thread was writing): only
+ * the lock's holder writes them, so once it is held they are stale. */
+static void sweep_stale_tmp(const char *work_dir)
+{
+	static const char *const files[] = { SESSION_FILE ".tmp-", SNAPSHOT_FILE ".tmp-" };
+	DIR *d = opendir(work_dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+			size_t k = strlen(files[i]);
+			struct stat st;
+
+			/* mkostemp's six characters, nothing else */
+			if (strncmp(e->d_name, files[i], k) || strlen(e->d_name + k) != 6)
+				continue;
+			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISREG(st.st_mode))
+				unlinkat(dirfd(d), e->d_name, 0);
+		}
+	}
+	closedir(d);
+}
+
 int ab_session_lock(const char *work_dir, ab_error *err)
 {
 	char *p;
@@ -393,6 +421,7 @@ int ab_session_lock(const char *work_dir, ab_error *err)
 		free(p);
 		return -1;
 	}
+	sweep_stale_tmp(work_dir);
 	/* Who holds it, for the message above; the lock itself is flock's. */
 	if (ftruncate(fd, 0) == 0) {
 		char pid[32];
