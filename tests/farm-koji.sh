@@ -62,6 +62,30 @@ for srv in $(farm_servers); do
 		"$srv: --package kernel-core --package kernel-modules finds the culprit"
 	is "$(probe_check coremod)" "clean" "$srv: both subpackages unpacked into each root, kernel-doc not"
 
+	# A mistyped --arch or --package: no build has it, so it is bad input
+	# (exit 2, naming the option and what the farm has) found at the
+	# first build, not a walk of the whole range as failed builds.
+	: >"$T/core.log"
+	farm_bisect "$srv-archtypo" --index "$U/koji/$P" --farm koji --package kernel-core --arch x86_65 \
+		--probe "$T/core.probe"
+	is "$RC" 2 "$srv: --arch x86_65 (no build has it): exit 2"
+	like "$(cat "$T/$srv-archtypo.err")" '^artbisect: --arch x86_65: no build has it .*architectures there: x86_64' \
+		"$srv: --arch x86_65: the message names the option and the architectures there"
+	# (The first build tried is the release Koji failed to make, passed
+	# over; the next one tells.)
+	tap_ok $(( $(grep -c 'Testing ' "$T/$srv-archtypo.err") <= 2 ? 0 : 1 )) \
+		"$srv: --arch x86_65: found at the first build that has files, the range is not walked"
+	like "$(cat "$T/$srv-archtypo.err")" "$FAILED: skip, a failed build: .*: no x86_65 directory in this build \\(noarch has: kernel-doc\\)" \
+		"$srv: the release Koji failed to make: its reason names the missing arch directory"
+	fails "$srv: --arch x86_65: no session is left to block the corrected command" \
+		test -e "$T/$srv-archtypo.work/session.json"
+	farm_bisect "$srv-pkgtypo" --index "$U/koji/$P" --farm koji --package kernel-cor --probe "$T/core.probe"
+	is "$RC" 2 "$srv: --package kernel-cor (no build has it): exit 2"
+	like "$(cat "$T/$srv-pkgtypo.err")" '^artbisect: --package kernel-cor: no build has it .*subpackages there: .*kernel-core' \
+		"$srv: --package kernel-cor: the message names the option and the subpackages there"
+	fails "$srv: --package kernel-cor: no session is left" test -e "$T/$srv-pkgtypo.work/session.json"
+	fails "$srv: a mistyped option: nothing is unpacked" test -s "$T/core.log"
+
 	# Only the failed release lies between the ends.
 	: >"$T/core.log"
 	farm_bisect "$srv-failed" --index "$U/koji/$P" --farm koji --package kernel-core \

@@ -53,6 +53,17 @@ for srv in $(farm_servers); do
 		"$srv: nightly without --keyring: the culprit is found"
 	is "$(trusts "$srv-nightly-digest")" "digest" "$srv: nightly without --keyring: trust \"digest\""
 
+	# A mistyped --arch: no build has it, so it is bad input (exit 2,
+	# naming the option and what the farm has) found at the first build.
+	: >"$T/app.log"
+	farm_bisect "$srv-archtypo" --index "$U/sums/$NP" --farm sums --arch x86_46 --probe "$T/app.probe"
+	is "$RC" 2 "$srv: --arch x86_46 (no build has it): exit 2"
+	like "$(cat "$T/$srv-archtypo.err")" '^artbisect: --arch x86_46: no build has it .*architectures there: (x86_64, aarch64|aarch64, x86_64)\)' \
+		"$srv: --arch x86_46: the message names the option and the architectures there"
+	is "$(grep -c 'Testing ' "$T/$srv-archtypo.err")" 1 "$srv: --arch x86_46: found at the first build"
+	fails "$srv: --arch x86_46: no session is left" test -e "$T/$srv-archtypo.work/session.json"
+	fails "$srv: --arch x86_46: nothing is unpacked" test -s "$T/app.log"
+
 	: >"$T/app.log"
 	farm_bisect "$srv-flat" --index "$U/sums/$FP" --farm sums --probe "$T/app.probe"
 	is "$RC" 0 "$srv: flat/ with FILE.sha256: exit 0"

@@ -129,6 +129,26 @@ static void keys(void)
 	}
 }
 
+/* The architectures a build's files are for, for the message that
+ * names them when --arch matches none. */
+static void arches(void)
+{
+	static const char *const names[] = {
+		"app-1.2-x86_64.tar.gz", "app-1.2-linux-AMD64.zip", "app-1.2-aarch64.tar.gz",
+		"app_1.2_all.deb", "app-1.2-src.tar.gz", "SHA256SUMS", "app-1.2-x86.tar.gz",
+		"app-1.2-x86_64.tar.gz.asc", "notes-arm64.txt",
+	};
+	char buf[64];
+
+	tap_ok(ab_sumtree_arches(names, N_OF(names), buf, sizeof buf) == 3 &&
+		       !strcmp(buf, "x86_64, aarch64, x86"),
+	       "arches: each architecture once, as its first file writes it, no neutral words: \"%s\"", buf);
+	tap_ok(ab_sumtree_arches(names, 2, buf, 10) == 1 && !strcmp(buf, "x86_64"),
+	       "arches: what does not fit the buffer is left out: \"%s\"", buf);
+	tap_ok(ab_sumtree_arches(names + 3, 1, buf, sizeof buf) == 0 && !buf[0],
+	       "arches: a file for any architecture names none");
+}
+
 /* "key: a b | key: c", the groups as text. */
 static char *groups_text(const char *const *names, size_t n, const char *arch)
 {
@@ -207,6 +227,7 @@ int main(void)
 	natural();
 	list_names();
 	keys();
+	arches();
 	grouping();
 	many();
 	return tap_done();

@@ -251,6 +251,16 @@ int ctx_session_cli(ctx *c)
 	return 0;
 }
 
+/* Whether a step holds a verdict (not just a build that could not be
+ * had). */
+static bool verdicts_given(const ab_bisect *b)
+{
+	for (size_t i = 0; i < b->nsteps; i++)
+		if (b->steps[i].by != AB_BY_UNAVAILABLE && b->steps[i].by != AB_BY_FAILED_BUILD)
+			return true;
+	return false;
+}
+
 int ctx_lock(ctx *c)
 {
 	c->lock_fd = ab_session_lock(c->work_dir, &c->err);
@@ -765,9 +775,10 @@ int ctx_run(ctx *c)
 		ctx_save(c);
 		status = ctx_fail(c);
 		/* Bad input found before any verdict (a --flavour no build
-		 * has): nothing to go on with, so no session is left to block
-		 * the corrected command. */
-		if (c->farm && ab_farm_slipped(c->farm) && !b->nsteps) {
+		 * has; a build the farm failed to make may have been passed
+		 * over on the way): nothing to go on with, so no session is
+		 * left to block the corrected command. */
+		if (c->farm && ab_farm_slipped(c->farm) && !verdicts_given(b)) {
 			ab_error rm = {0};
 
 			if (ab_session_remove(c->work_dir, &rm) < 0)

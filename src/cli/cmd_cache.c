@@ -32,6 +32,40 @@ static void usage(FILE *out)
 		"  --cache-dir DIR         the cache (default $XDG_CACHE_HOME/artbisect)\n"), out);
 }
 
+/* `cache list`: one line an entry, then the totals. The exit status. */
+static int cache_list(ab_cache *cache, const char *dir)
+{
+	ab_error err = {0};
+	ab_cache_entry *v;
+	size_t n, i;
+	long long total = 0;
+	char buf[32], buf2[32];
+
+	if (ab_cache_list(cache, &v, &n, &err) < 0) {
+		ab_message("%s", err.msg);
+		return err.code;
+	}
+	for (i = 0; i < n; i++) {
+		char when[32];
+		struct tm tm;
+
+		localtime_r(&v[i].used, &tm);
+		strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+		char *url = ab_esc_term(v[i].url ? v[i].url : "-");	/* the farm's */
+
+		printf("%.12s  %10s  %s  %s\n", v[i].sha256, ab_format_size(v[i].size, buf), when, url);
+		free(url);
+		total += v[i].size;
+	}
+	printf(ngettext("%zu entry, %s in %s", "%zu entries, %s in %s", n), n,
+	       ab_format_size(total, buf), dir);
+	if (ab_cache_partial_bytes(cache) > 0)
+		printf(_(" (and %s of partial downloads)"), ab_format_size(ab_cache_partial_bytes(cache), buf2));
+	printf("\n");
+	ab_cache_entries_free(v, n);
+	return 0;
+}
+
 int ab_cmd_cache(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -44,7 +78,7 @@ int ab_cmd_cache(int argc, char **argv)
 	double days = 0;
 	ab_error err = {0};
 	ab_cache *cache;
-	char *dir, buf[32], buf2[32];
+	char *dir, buf[32];
 	int c, status = 0;
 
 	optind = 1;
@@ -98,35 +132,7 @@ int ab_cmd_cache(int argc, char **argv)
 		return err.code ? err.code : AB_EXIT_FAILURE;
 	}
 	if (!strcmp(action, "list")) {
-		ab_cache_entry *v;
-		size_t n, i;
-		long long total = 0;
-
-		if (ab_cache_list(cache, &v, &n, &err) < 0) {
-			ab_message("%s", err.msg);
-			status = err.code;
-		} else {
-			for (i = 0; i < n; i++) {
-				char when[32];
-				struct tm tm;
-
-				localtime_r(&v[i].used, &tm);
-				strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-				char *url = ab_esc_term(v[i].url ? v[i].url : "-");	/* the farm's */
-
-				printf("%.12s  %10s  %s  %s\n", v[i].sha256,
-				       ab_format_size(v[i].size, buf), when, url);
-				free(url);
-				total += v[i].size;
-			}
-			printf(ngettext("%zu entry, %s in %s", "%zu entries, %s in %s", n), n,
-			       ab_format_size(total, buf), dir);
-			if (ab_cache_partial_bytes(cache) > 0)
-				printf(_(" (and %s of partial downloads)"),
-				       ab_format_size(ab_cache_partial_bytes(cache), buf2));
-			printf("\n");
-			ab_cache_entries_free(v, n);
-		}
+		status = cache_list(cache, dir);
 	} else {
 		int64_t freed = ab_cache_clean(cache, (time_t)(days * 86400));
 

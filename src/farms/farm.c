@@ -526,7 +526,7 @@ static int resolve(void *farm, size_t pos, char **why, ab_error *err)
 	if (f->idx->builds[pos].unresolved) {
 		pthread_mutex_unlock(&f->lock);
 		rc = f->layout->resolve(f, &f->idx->builds[pos], &r, why, err);
-		if (rc == 1 && r.failed && r.miss[0] && !__atomic_load_n(&f->matched, __ATOMIC_ACQUIRE) &&
+		if (rc == 1 && r.miss[0] && !__atomic_load_n(&f->matched, __ATOMIC_ACQUIRE) &&
 		    check_ends(f, pos, &r, err) < 0) {
 			free(*why);
 			*why = NULL;

@@ -81,7 +81,7 @@ typedef struct ab_farm_resolved {
 	bool failed;		/* with 1: the farm says it could not make
 				 * this build (a status file, no image for the
 				 * arch): a failed build, not an unavailable one */
-	char miss[96];		/* with failed: the option and value nothing of
+	char miss[96];		/* with 1: the option and value nothing of
 				 * the build matched ("--flavour lowlatncy")
 				 * while it has files for others; "" otherwise */
 	char there[200];	/* with miss: what it has, "flavours there:

@@ -214,6 +214,11 @@ static char *missing_why(const ab_build *bd, const char *arch, const char *sub,
 		why = ab_xasprintf(_("%s: no %s or noarch directory in this build"),
 				   ab_farm_quote(bd->farm_ref, strlen(bd->farm_ref), q, sizeof q),
 				   ab_farm_quote(arch, strlen(arch), q3, sizeof q3));
+	else if (!archl)	/* Koji made nothing for the arch */
+		why = ab_xasprintf(_("%s: no %s directory in this build (noarch has: %s)"),
+				   ab_farm_quote(bd->farm_ref, strlen(bd->farm_ref), q, sizeof q),
+				   ab_farm_quote(arch, strlen(arch), q3, sizeof q3),
+				   shown ? b.data : _("none"));
 	else
 		why = ab_xasprintf(_("%s: no subpackage %s for %s (there are: %s)"),
 				   ab_farm_quote(bd->farm_ref, strlen(bd->farm_ref), q, sizeof q),
@@ -224,105 +229,196 @@ static char *missing_why(const ab_build *bd, const char *arch, const char *sub,
 	return why;
 }
 
-static int koji_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, char **why,
-			ab_error *err)
+/* One build's listings and the RPMs picked from them. */
+typedef struct koji_build {
+	const char *arch;
+	const char *const *subs;
+	size_t nsubs;
+	const ab_listing_entry *picked[AB_FARM_MAX_ARTS];
+	ab_listing *rel, *archl, *noarchl;
+	char *version, *release, *pkg;
+} koji_build;
+
+static void koji_build_free(koji_build *k)
+{
+	ab_listing_free(k->rel);
+	ab_listing_free(k->archl);
+	ab_listing_free(k->noarchl);
+	free(k->version);
+	free(k->release);
+	free(k->pkg);
+}
+
+/* "x86_64, aarch64": the release's architecture directories. */
+static void arch_dirs(const ab_listing *rel, char *buf, size_t size)
+{
+	static const char *const not_arches[] = { "noarch", "src", "data", "logs" };
+	size_t i, k, o = 0;
+	char q[64];
+
+	buf[0] = '\0';
+	for (i = 0; rel && i < rel->n; i++) {
+		const char *name = rel->entries[i].name;
+
+		for (k = 0; k < sizeof not_arches / sizeof *not_arches; k++)
+			if (!strcmp(name, not_arches[k]))
+				break;
+		if (!rel->entries[i].is_dir || k < sizeof not_arches / sizeof *not_arches ||
+		    o + strlen(name) + 8 >= size)
+			continue;
+		o += (size_t)snprintf(buf + o, size - o, "%s%s", o ? ", " : "",
+				      ab_farm_quote(name, strlen(name), q, sizeof q));
+	}
+}
+
+/* What out->miss and out->there say when sub (given with --package) or
+ * the arch is not in the build while it has files for others: farm.c
+ * then asks the range's ends whether the value is a slip. */
+static void say_miss(const ab_farm_options *o, const koji_build *k, const char *sub,
+		     ab_farm_resolved *out)
+{
+	char q[64], list[160];
+	ab_buf b = {0};
+	size_t shown = 0;
+
+	if (!k->archl) {
+		arch_dirs(k->rel, list, sizeof list);
+		if (!list[0])
+			return;
+		snprintf(out->miss, sizeof out->miss, "--arch %s",
+			 ab_farm_quote(k->arch, strlen(k->arch), q, sizeof q));
+		snprintf(out->there, sizeof out->there, _("architectures there: %s"), list);
+		return;
+	}
+	if (!o->npackages)	/* the name came from the URL, not typed */
+		return;
+	add_subpackages(&b, k->archl, k->version, k->release, &shown);
+	add_subpackages(&b, k->noarchl, k->version, k->release, &shown);
+	if (shown) {
+		snprintf(out->miss, sizeof out->miss, "--package %s",
+			 ab_farm_quote(sub, strlen(sub), q, sizeof q));
+		snprintf(out->there, sizeof out->there, _("subpackages there: %s"), b.data);
+	}
+	ab_buf_free(&b);
+}
+
+/* Reads build bd's listings and picks the RPM of each subpackage: 0
+ * with k->picked, 1 with *why (out->failed when Koji made nothing for
+ * the arch), -1 with err. */
+static int koji_pick(ab_farm *f, const ab_build *bd, koji_build *k, ab_farm_resolved *out,
+		     char **why, ab_error *err)
 {
 	const ab_farm_options *o = ab_farm_opts(f);
-	const char *arch = o->arch && *o->arch ? o->arch : ab_farm_host_arch("rpm");
-	const char *const *subs = o->packages;
-	size_t nsubs = o->npackages, i, k;
-	const ab_listing_entry *picked[AB_FARM_MAX_ARTS];
-	ab_listing *rel = NULL, *archl = NULL, *noarchl = NULL;
-	char *version = NULL, *release = NULL, *pkg = NULL, q[128];
 	bool missing = false, noarch_read = false;
-	ab_trust trust = AB_TRUST_SIGNED;
-	int rc = -1;
+	char q[128];
+	size_t i;
 
-	memset(out, 0, sizeof *out);
-	*why = NULL;
-	if (!arch)
-		arch = "x86_64";
-	if (!bd->farm_ref || !ab_koji_split_id(bd->id, &version, &release)) {
+	k->arch = o->arch && *o->arch ? o->arch : ab_farm_host_arch("rpm");
+	if (!k->arch)
+		k->arch = "x86_64";
+	k->subs = o->packages;
+	k->nsubs = o->npackages;
+	if (!bd->farm_ref || !ab_koji_split_id(bd->id, &k->version, &k->release)) {
 		*why = ab_xasprintf(_("build %s: not a Koji VERSION-RELEASE"),
 				    ab_farm_quote(bd->id, strlen(bd->id), q, sizeof q));
 		return 1;
 	}
-	if (!nsubs) {
-		if (!(pkg = ab_farm_url_last_segment(o->url))) {
+	if (!k->nsubs) {
+		if (!(k->pkg = ab_farm_url_last_segment(o->url))) {
 			ab_error_set(err, AB_EXIT_USAGE, _("%s: no package name in the URL; name it with --package"),
 				     ab_farm_quote(o->url, strlen(o->url), q, sizeof q));
-			goto out;
+			return -1;
 		}
-		subs = (const char *const *)&pkg;
-		nsubs = 1;
+		k->subs = (const char *const *)&k->pkg;
+		k->nsubs = 1;
 	}
-	if (nsubs > AB_FARM_MAX_ARTS) {
+	if (k->nsubs > AB_FARM_MAX_ARTS) {
 		ab_error_set(err, AB_EXIT_USAGE, _("at most %d --package subpackages can be taken from a build"),
 			     AB_FARM_MAX_ARTS);
-		goto out;
+		return -1;
 	}
-	rel = ab_farm_listing(f, bd->farm_ref, &missing, err);
-	if (!rel) {
-		if (missing) {
-			*why = ab_xasprintf(_("%s: the build's directory is gone"),
-					    ab_farm_quote(bd->farm_ref, strlen(bd->farm_ref), q, sizeof q));
-			rc = 1;
-		}
-		goto out;
+	k->rel = ab_farm_listing(f, bd->farm_ref, &missing, err);
+	if (!k->rel) {
+		if (!missing)
+			return -1;
+		*why = ab_xasprintf(_("%s: the build's directory is gone"),
+				    ab_farm_quote(bd->farm_ref, strlen(bd->farm_ref), q, sizeof q));
+		return 1;
 	}
-	if (read_dir(f, find_dir(rel, arch), &archl, err) < 0)
-		goto out;
-	for (i = 0; i < nsubs; i++) {
-		picked[i] = find_rpm(archl, subs[i], version, release, arch);
-		if (!picked[i]) {
-			if (!noarch_read) {
-				noarch_read = true;
-				if (read_dir(f, find_dir(rel, "noarch"), &noarchl, err) < 0)
-					goto out;
-			}
-			picked[i] = find_rpm(noarchl, subs[i], version, release, "noarch");
+	if (read_dir(f, find_dir(k->rel, k->arch), &k->archl, err) < 0)
+		return -1;
+	for (i = 0; i < k->nsubs; i++) {
+		k->picked[i] = find_rpm(k->archl, k->subs[i], k->version, k->release, k->arch);
+		if (!k->picked[i] && !noarch_read) {
+			noarch_read = true;
+			if (read_dir(f, find_dir(k->rel, "noarch"), &k->noarchl, err) < 0)
+				return -1;
 		}
-		if (!picked[i]) {
-			if (!noarch_read && read_dir(f, find_dir(rel, "noarch"), &noarchl, err) < 0)
-				goto out;
+		if (!k->picked[i])
+			k->picked[i] = find_rpm(k->noarchl, k->subs[i], k->version, k->release, "noarch");
+		if (!k->picked[i]) {
 			/* No directory for the arch: Koji did not make it there
 			 * (a noarch/ of documentation alone is no build). */
-			out->failed = !archl;
-			*why = missing_why(bd, arch, subs[i], archl, noarchl, version, release);
-			rc = 1;
-			goto out;
+			out->failed = !k->archl;
+			say_miss(o, k, k->subs[i], out);
+			*why = missing_why(bd, k->arch, k->subs[i], k->archl, k->noarchl, k->version,
+					   k->release);
+			return 1;
 		}
 	}
-	for (i = 0; i < nsubs; i++) {
+	return 0;
+}
+
+static int koji_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, char **why,
+			ab_error *err)
+{
+	koji_build k = {0};
+	ab_trust trust = AB_TRUST_SIGNED;
+	size_t i, j;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	*why = NULL;
+	if ((rc = koji_pick(f, bd, &k, out, why, err)) != 0)
+		goto out;
+	for (i = 0; i < k.nsubs; i++) {
 		ab_trust t = AB_TRUST_DIGEST;
 		char sha[65] = "";
 
-		rc = ab_farm_fetch_verified(f, picked[i]->url, picked[i]->size, AB_CHECK_RPM, NULL, sha, &t, why,
-					    err);
+		rc = ab_farm_fetch_verified(f, k.picked[i]->url, k.picked[i]->size, AB_CHECK_RPM, NULL, sha,
+					    &t, why, err);
 		if (rc) {
-			for (k = 0; k < out->n; k++)
-				free(out->arts[k].url);
+			for (j = 0; j < out->n; j++)
+				free(out->arts[j].url);
 			memset(out, 0, sizeof *out);
 			goto out;
 		}
-		out->arts[i].url = ab_xstrdup(picked[i]->url);
+		out->arts[i].url = ab_xstrdup(k.picked[i]->url);
 		memcpy(out->arts[i].sha256, sha, sizeof sha);
 		out->arts[i].sha256[64] = '\0';
-		out->arts[i].size = picked[i]->size;
+		out->arts[i].size = k.picked[i]->size;
 		out->n = i + 1;
 		/* the weakest: unverified < digest < signed */
 		if (t == AB_TRUST_UNVERIFIED || (t == AB_TRUST_DIGEST && trust == AB_TRUST_SIGNED))
 			trust = t;
 	}
 	out->trust = trust;
-	rc = 0;
 out:
-	ab_listing_free(rel);
-	ab_listing_free(archl);
-	ab_listing_free(noarchl);
-	free(version);
-	free(release);
-	free(pkg);
+	koji_build_free(&k);
+	return rc;
+}
+
+/* Whether bd has every subpackage for the arch, from its listings. */
+static int koji_match(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, ab_error *err)
+{
+	koji_build k = {0};
+	char *why = NULL;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	rc = koji_pick(f, bd, &k, out, &why, err);
+	free(why);
+	koji_build_free(&k);
 	return rc;
 }
 
@@ -331,4 +427,5 @@ const ab_farm_layout ab_farm_koji = {
 	.recognise = koji_recognise,
 	.list = koji_list,
 	.resolve = koji_resolve,
+	.match = koji_match,
 };

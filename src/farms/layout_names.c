@@ -491,6 +491,40 @@ char *ab_sumtree_key(const char *name, const char *arch, bool *fits)
 	return key;
 }
 
+size_t ab_sumtree_arches(const char *const *names, size_t n, char *buf, size_t size)
+{
+	bool seen[16] = { false };
+	size_t k = 0, o = 0, i, j, w, len, suffix;
+	ab_artifact_type type;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const char *name = names[i];
+		size_t end;
+
+		if (ab_artifact_type_guess(name, &type, &suffix) < 0)
+			continue;
+		end = strlen(name) - suffix;
+		for (j = 0; j < end; j++) {
+			if (j && !is_sep(name[j - 1]))
+				continue;
+			for (w = 0; w < sizeof arch_words / sizeof arch_words[0]; w++) {
+				int g = arch_words[w].group;
+
+				if (g <= 0 || seen[g] || !word_at(name + j, end - j, arch_words[w].word, &len))
+					continue;
+				seen[g] = true;
+				if (o + len + 3 < size) {
+					o += (size_t)snprintf(buf + o, size - o, "%s%.*s", k ? ", " : "",
+							      (int)len, name + j);
+					k++;
+				}
+			}
+		}
+	}
+	return k;
+}
+
 struct keyed {
 	char *key;
 	const char *name;

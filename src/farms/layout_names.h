@@ -107,6 +107,10 @@ bool ab_sumtree_is_lone(const char *name, size_t *stem_len);
  * (windows, darwin...) or is sources (src, source). Caller frees. */
 char *ab_sumtree_key(const char *name, const char *arch, bool *fits);
 
+/* "x86_64, aarch64": the architectures the artifact files among names
+ * are for, each as its first file writes it, into buf. How many. */
+size_t ab_sumtree_arches(const char *const *names, size_t n, char *buf, size_t size);
+
 /* Artifact files grouped into builds by ab_sumtree_key, keeping only
  * the files that fit arch; groups in natural order of their keys, each
  * group's files in natural order of their names. */

@@ -409,19 +409,48 @@ static int from_lone(ab_farm *f, const byname *b, const char *dir, const char *a
 	return r;
 }
 
-static int st_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, char **why,
-		      ab_error *err)
+/* The build has no file for arch: when it has files for others, what
+ * out->miss and out->there say (farm.c asks the range's ends whether
+ * the --arch is a slip). */
+static void say_miss(const byname *b, const char *arch, ab_farm_resolved *out)
 {
-	const char *arch = arch_of(ab_farm_opts(f)), *hash, *key = NULL;
-	ab_listing *l = NULL;
-	const ab_listing_entry *list;
-	bool missing = false;
-	byname b = { NULL, 0 };
-	char *dir, q[128], qk[128], qa[48];
+	const char **names = ab_xcalloc(b->n + 1, sizeof *names);
+	char list[160], qa[48];
 	size_t i;
-	int r;
 
-	memset(out, 0, sizeof *out);
+	for (i = 0; i < b->n; i++)
+		names[i] = b->e[i]->name;
+	if (ab_sumtree_arches(names, b->n, list, sizeof list)) {
+		snprintf(out->miss, sizeof out->miss, "--arch %s", quote(arch, qa, sizeof qa));
+		snprintf(out->there, sizeof out->there, _("architectures there: %s"), list);
+	}
+	free(names);
+}
+
+/* One build's directory, read: its URL, its key among the builds of a
+ * flat directory (or NULL), its listing and the listing by name. */
+typedef struct st_build {
+	char *dir;
+	const char *key;
+	ab_listing *l;
+	byname b;
+} st_build;
+
+static void st_build_free(st_build *sb)
+{
+	free(sb->b.e);
+	ab_listing_free(sb->l);
+	free(sb->dir);
+}
+
+/* Reads build bd's directory: 0, 1 with *why (no directory to read, or
+ * it is gone), -1 with err. */
+static int st_read(ab_farm *f, const ab_build *bd, st_build *sb, char **why, ab_error *err)
+{
+	const char *hash;
+	bool missing = false;
+	char q[128];
+
 	if (!bd->farm_ref || !*bd->farm_ref) {
 		*why = ab_xasprintf(_("build %s: no directory URL to read its files from"),
 				    quote(bd->id, q, sizeof q));
@@ -430,47 +459,66 @@ static int st_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 	/* "DIR/" or, for a build among others in one directory, "DIR/#KEY"
 	 * (a URL the listing resolved has no '#' of its own) */
 	hash = strchr(bd->farm_ref, '#');
-	dir = hash ? ab_xstrndup(bd->farm_ref, (size_t)(hash - bd->farm_ref)) : ab_xstrdup(bd->farm_ref);
+	sb->dir = hash ? ab_xstrndup(bd->farm_ref, (size_t)(hash - bd->farm_ref)) : ab_xstrdup(bd->farm_ref);
 	if (hash)
-		key = hash + 1;
-	if (!*dir || dir[strlen(dir) - 1] != '/') {
+		sb->key = hash + 1;
+	if (!*sb->dir || sb->dir[strlen(sb->dir) - 1] != '/') {
 		*why = ab_xasprintf(_("build %s: no directory URL to read its files from"),
 				    quote(bd->id, q, sizeof q));
-		free(dir);
 		return 1;
 	}
-	if (!(l = ab_farm_listing(f, dir, &missing, err))) {
-		r = -1;
-		if (missing) {
-			*why = ab_xasprintf(_("%s: the directory is not there any more (404)"),
-					    quote(dir, q, sizeof q));
-			r = 1;
-		}
-		free(dir);
-		return r;
+	if (!(sb->l = ab_farm_listing(f, sb->dir, &missing, err))) {
+		if (!missing)
+			return -1;
+		*why = ab_xasprintf(_("%s: the directory is not there any more (404)"),
+				    quote(sb->dir, q, sizeof q));
+		return 1;
 	}
-	byname_init(&b, l);
-	if ((list = find_list(l)))
-		r = from_list(f, &b, list, dir, arch, key, out, why, err);
-	else
-		r = from_lone(f, &b, dir, arch, key, out, why, err);
-	if (!r && !out->n) {
-		bool any = false;
+	byname_init(&sb->b, sb->l);
+	return 0;
+}
 
+/* Whether the build has any file for arch. */
+static bool st_any(const st_build *sb, const char *arch)
+{
+	for (size_t i = 0; i < sb->b.n; i++)
+		if (wanted(sb->b.e[i]->name, arch, sb->key))
+			return true;
+	return false;
+}
+
+static int st_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, char **why,
+		      ab_error *err)
+{
+	const char *arch = arch_of(ab_farm_opts(f));
+	const ab_listing_entry *list;
+	st_build sb = { 0 };
+	char q[128], qk[128], qa[48];
+	size_t i;
+	int r;
+
+	memset(out, 0, sizeof *out);
+	if ((r = st_read(f, bd, &sb, why, err)) != 0)
+		goto out;
+	if ((list = find_list(sb.l)))
+		r = from_list(f, &sb.b, list, sb.dir, arch, sb.key, out, why, err);
+	else
+		r = from_lone(f, &sb.b, sb.dir, arch, sb.key, out, why, err);
+	if (!r && !out->n) {
 		/* no file for the arch at all: the farm did not make it */
-		for (i = 0; i < b.n && !any; i++)
-			any = wanted(b.e[i]->name, arch, key);
-		out->failed = !any;
-		if (!any)
+		out->failed = !st_any(&sb, arch);
+		if (out->failed) {
+			say_miss(&sb.b, arch, out);
 			*why = ab_xasprintf(_("%s: no file for %s: the build failed or was not made for it"),
-					    quote(dir, q, sizeof q), quote(arch, qa, sizeof qa));
-		else if (key)
+					    quote(sb.dir, q, sizeof q), quote(arch, qa, sizeof qa));
+		} else if (sb.key) {
 			*why = ab_xasprintf(_("%s: no file of build %s for %s with a checksum"),
-					    quote(dir, q, sizeof q), quote(key, qk, sizeof qk),
+					    quote(sb.dir, q, sizeof q), quote(sb.key, qk, sizeof qk),
 					    quote(arch, qa, sizeof qa));
-		else
-			*why = ab_xasprintf(_("%s: no file for %s with a checksum"), quote(dir, q, sizeof q),
+		} else {
+			*why = ab_xasprintf(_("%s: no file for %s with a checksum"), quote(sb.dir, q, sizeof q),
 					    quote(arch, qa, sizeof qa));
+		}
 		r = 1;
 	}
 	if (r) {
@@ -481,9 +529,26 @@ static int st_resolve(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, cha
 		/* install order: natural order of the names */
 		qsort(out->arts, out->n, sizeof out->arts[0], cmp_art_name);
 	}
-	free(b.e);
-	ab_listing_free(l);
-	free(dir);
+out:
+	st_build_free(&sb);
+	return r;
+}
+
+/* Whether bd has a file for --arch, from its listing alone. */
+static int st_match(ab_farm *f, const ab_build *bd, ab_farm_resolved *out, ab_error *err)
+{
+	const char *arch = arch_of(ab_farm_opts(f));
+	st_build sb = { 0 };
+	char *why = NULL;
+	int r;
+
+	memset(out, 0, sizeof *out);
+	if ((r = st_read(f, bd, &sb, &why, err)) == 0 && !st_any(&sb, arch)) {
+		say_miss(&sb.b, arch, out);
+		r = 1;
+	}
+	free(why);
+	st_build_free(&sb);
 	return r;
 }
 
@@ -492,4 +557,5 @@ const ab_farm_layout ab_farm_sumtree = {
 	.recognise = st_recognise,
 	.list = st_list,
 	.resolve = st_resolve,
+	.match = st_match,
 };
