@@ -4,7 +4,7 @@
 # would be "bad" and the answer a confident wrong one. artbisect stops
 # with exit 4 and says why, naming a relative path that exists where it
 # was started; a probe whose program is there and exits 127 on purpose
-# still gives a verdict, as the contract says.
+# stops too (contract section 4b), and 126 or 127 later is a verdict.
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
 
@@ -67,10 +67,12 @@ run ab --work-dir "$T/w8" --json --probe './usr/bin/app \
     --version'
 isnt "$RC" 4 "joined with a backslash: the probe runs, no stop"
 
-# The program is there and exits 127 on purpose: a verdict (bad).
+# The program is there and exits 127 itself on the first build: still
+# no verdict (contract section 4b), exit 4 with a plainer message.
 run ab --work-dir "$T/w5" --json --probe 'sh -c "exit 127"'
-is "$RC" 0 "a probe that runs and exits 127 gives a verdict"
-is "$(json_get "$T/run.out" first_new.id)" b0001 "every build is bad: the first after good"
+is "$RC" 4 "a probe that runs and exits 127 on the first build: exit 4"
+is "$(json_get "$T/run.out" result)/$(json_get "$T/run.out" steps)" "aborted/[]" "no verdict was taken from it"
+like "$ERR" "the probe exited with status 127 on b[0-9]+, the first build it ran" "the message says why it stopped"
 # And 127 on a later build than the first is a verdict too.
 run ab --work-dir "$T/w6" --json --probe 'test "$ARTBISECT_STEP" = 1 && ./usr/bin/app || exit 127'
 is "$RC" 0 "127 after the first run is a verdict"

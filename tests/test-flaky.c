@@ -544,6 +544,34 @@ static void test_options(void)
 	ab_flaky_free(f);
 }
 
+/* The credible range: the best block and the most likely builds up to
+ * the mass asked, all of (good, bad] when the runs say little. */
+static void test_credible_range(void)
+{
+	ab_flaky *f = ab_flaky_new(40, 0, 39, NULL);
+	size_t lo, hi, blo, bhi, i;
+	double mass = 0;
+
+	for (i = 0; i < 3; i++) {
+		ab_flaky_observe(f, 10, false);
+		ab_flaky_observe(f, 14, false);
+		ab_flaky_observe(f, 18, true);
+		ab_flaky_observe(f, 25, true);
+	}
+	ab_flaky_best_range(f, &blo, &bhi);
+	ab_flaky_credible_range(f, 0.95, &lo, &hi);
+	for (i = lo; i <= hi; i++)
+		mass += ab_flaky_prob(f, i);
+	tap_ok(lo <= blo && bhi <= hi && lo < hi && lo > 1 && hi < 39 && mass >= 0.95 - 1e-9,
+	       "credible range [%zu, %zu]: more than the best block [%zu, %zu], less than all, mass %.3f >= 0.95",
+	       lo, hi, blo, bhi, mass);
+	ab_flaky_credible_range(f, 1e-9, &lo, &hi);
+	tap_ok(lo == blo && hi == bhi, "a tiny mass: the best block alone");
+	ab_flaky_credible_range(f, 2, &lo, &hi);
+	tap_ok(lo == 1 && hi == 39, "a mass never reached: every candidate (1..39)");
+	ab_flaky_free(f);
+}
+
 int main(void)
 {
 	test_against_brute_force();
@@ -556,5 +584,6 @@ int main(void)
 	test_big();
 	test_untestable();
 	test_options();
+	test_credible_range();
 	return tap_done();
 }

@@ -282,26 +282,31 @@ void bisect_probe_spec(ab_bisect *b, size_t idx, const char *root, const char *a
 	spec->cancel = b->opt.cancel;
 }
 
-/* The first probe of a run exited 126 or 127 because its program is
- * missing or not executable (a relative path meant from where artbisect
- * was started, a typo): then every build would be "bad" and the answer
- * a confident wrong one, so the run stops, as git bisect run does. 1
- * with err when that is so. */
-static int probe_could_not_run(ab_bisect *b, const char *root, const ab_probe_result *res,
-			       ab_error *err)
+/* The first probe of a run exited 126 or 127: the contract (section
+ * 4b) stops the bisection there with exit 4, whatever the cause, since
+ * it is what a probe that cannot run exits with, and every build would
+ * then be "bad" and the answer a confident wrong one. When the program
+ * is missing or not executable (a relative path meant from where
+ * artbisect was started, a typo), err says so and what to give instead.
+ * Always 1 with err. */
+static int probe_could_not_run(ab_bisect *b, size_t idx, const char *root,
+			       const ab_probe_result *res, ab_error *err)
 {
 	char *why = NULL, *cwd = getcwd(NULL, 0);
-	int rc = ab_probe_cannot_run(b->opt.probe, root, cwd, res->status, &why, &b->probe_fix);
 
-	if (rc) {
-		b->probe_unrunnable = 1;
+	b->probe_unrunnable = 1;
+	if (ab_probe_cannot_run(b->opt.probe, root, cwd, res->status, &why, &b->probe_fix))
 		ab_error_set(err, AB_EXIT_ABORTED,
 			     _("the probe could not be run (exit %d from '%s' in %s): %s; stopping"),
 			     res->status, b->opt.probe, root, why);
-	}
+	else
+		ab_error_set(err, AB_EXIT_ABORTED,
+			     _("the probe exited with status %d on %s, the first build it ran: that is how "
+			       "a probe that cannot be run exits, so it gives no verdict; stopping"),
+			     res->status, b->index->builds[idx].id);
 	free(why);
 	free(cwd);
-	return rc;
+	return 1;
 }
 
 /* A finished probe's verdict: 0 with *t and *by; 1 when the run must
@@ -317,8 +322,8 @@ int bisect_probe_verdict(ab_bisect *b, size_t idx, const char *root, const ab_pr
 	switch (res->outcome) {
 	case AB_PROBE_GOOD: *t = AB_TERM_GOOD; return 0;
 	case AB_PROBE_BAD:
-		if (first && probe_could_not_run(b, root, res, err))
-			return 1;
+		if (first && (res->status == 126 || res->status == 127))
+			return probe_could_not_run(b, idx, root, res, err);
 		*t = AB_TERM_BAD;
 		return 0;
 	case AB_PROBE_SKIP: *t = AB_TERM_SKIP; return 0;

@@ -105,10 +105,9 @@ struct ab_bisect {
 	size_t nsteps, steps_cap;
 	unsigned tested;	/* builds probed or judged by the person */
 	unsigned probe_step;	/* ARTBISECT_STEP of the next probe */
-	unsigned probes_run;	/* probe verdicts in this process: the first
-				 * 126 or 127 is checked for a probe that
-				 * could not run at all */
-	int probe_unrunnable;	/* ... and it could not: the run stopped */
+	unsigned probes_run;	/* probe verdicts in this process: a first
+				 * 126 or 127 stops the run (contract 4b) */
+	int probe_unrunnable;	/* ... and it did: the run stopped */
 	unsigned confirm_round;	/* --confirm: the round being run, from 1; else 0 */
 	char *probe_fix;	/* the probe it meant (an absolute path), or NULL */
 	struct ab_prefetch *prefetch;	/* during ab_bisect_run, when enabled */

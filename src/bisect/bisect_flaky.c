@@ -120,17 +120,26 @@ static void engine_from_model(ab_bisect *b, size_t lo, size_t hi)
 	b->engine = e;
 }
 
+/* Found when one build holds the confidence; else inconclusive, and
+ * the candidates are every build that may still be the culprit at that
+ * confidence (the contract's "every build that may be the first new
+ * one"), not the best block alone, which may be a single build. */
 void bisect_flaky_settle(ab_bisect *b)
 {
+	double conf = b->opt.confidence > 0 ? b->opt.confidence : 0.95;
 	size_t lo, hi;
 	double p;
 
 	if (b->result != AB_RESULT_RUNNING || !ab_flaky_done(b->flaky))
 		return;
 	p = ab_flaky_best_range(b->flaky, &lo, &hi);
+	if (lo == hi && p >= conf) {
+		b->result = AB_RESULT_FOUND;
+	} else {
+		ab_flaky_credible_range(b->flaky, conf, &lo, &hi);
+		b->result = AB_RESULT_INCONCLUSIVE;
+	}
 	engine_from_model(b, lo, hi);
-	b->result = lo == hi && p >= (b->opt.confidence > 0 ? b->opt.confidence : 0.95)
-		    ? AB_RESULT_FOUND : AB_RESULT_INCONCLUSIVE;
 }
 
 /* --confirm N: the culprit and the last good build run N times more

@@ -62,8 +62,8 @@ ab_probe_outcome ab_probe_outcome_of(int wstatus);
  * runs), not on $PATH (a name that is no shell builtin), or is not
  * executable. 1 with *why (caller frees) saying what and, for a relative
  * path found in cwd instead, that it is there; 0 when the program is
- * there or the command is not a simple one (then its status is a
- * verdict, as the contract says). Also 1 for a 127 from a command broken
+ * there or the command is not a simple one (the run stops all the same,
+ * contract section 4b, with a plainer message). Also 1 for a 127 from a command broken
  * over lines whose next line starts with an option ("--template ..."):
  * the shell ran that line as a command. Looks at files, never runs one.
  * *fixed (caller frees; may be NULL) gets the command with the program's

@@ -648,7 +648,10 @@ static void text_headline(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi)
 		if (hi - lo > 20)
 			ab_buf_puts(out, " ...");
 		ab_buf_puts(out, "\n");
-		ab_buf_puts(out, _("The builds between them could not be tested (skipped, failed or unavailable).\n\n"));
+		if (b->flaky)
+			ab_buf_puts(out, _("The runs so far do not single one out at the confidence asked.\n\n"));
+		else
+			ab_buf_puts(out, _("The builds between them could not be tested (skipped, failed or unavailable).\n\n"));
 		break;
 	default: {
 		char *from = ab_esc_term(b->index->builds[lo + 1].id), *to = ab_esc_term(nw->id);

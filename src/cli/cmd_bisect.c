@@ -730,6 +730,36 @@ int ctx_open_saved(ctx *c, int lock, int need_cache)
 
 /* ---- running with a probe or the prompt ---- */
 
+/* With --json, automation still gets its one report object after a
+ * failure (CONTRACT.md section 6): what was found before it, as
+ * "aborted", with the message. */
+static void failure_json(const ctx *c)
+{
+	json_t *rep;
+	char *s;
+
+	if (!c->cli->json || !c->b)
+		return;
+	rep = ab_report_json(c->b);
+	json_object_set_new(rep, "message", json_string(c->err.msg));
+	s = json_dumps(rep, AB_JSON_OUT);
+	printf("%s\n", s);
+	free(s);
+	json_decref(rep);
+}
+
+int ctx_fail_setup(ctx *c)
+{
+	int status = ctx_fail(c);
+
+	if (status == AB_EXIT_FAILURE && c->b && (c->b->result == AB_RESULT_RUNNING ||
+						 c->b->result == AB_RESULT_ABORTED)) {
+		c->b->result = AB_RESULT_ABORTED;
+		failure_json(c);
+	}
+	return status;
+}
+
 int ctx_run(ctx *c)
 {
 	ab_bisect_callbacks cb;
@@ -786,18 +816,7 @@ int ctx_run(ctx *c)
 			ab_error_clear(&rm);
 			kept = 0;
 		}
-		if (c->cli->json) {
-			/* Automation still gets its one report object: what was
-			 * found before the failure, as "aborted". */
-			json_t *rep = ab_report_json(b);
-			char *s;
-
-			json_object_set_new(rep, "message", json_string(c->err.msg));
-			s = json_dumps(rep, AB_JSON_OUT);
-			printf("%s\n", s);
-			free(s);
-			json_decref(rep);
-		}
+		failure_json(c);
 		if (!c->cli->quiet && kept)
 			say_kept(c);
 		return status;
@@ -829,7 +848,7 @@ int ab_cmd_bisect(ab_cli *cli, int argc, char **argv)
 		return AB_EXIT_USAGE;
 	}
 	if (ctx_open_new(&c, &good_idx, &bad_idx) < 0)
-		status = ctx_fail(&c);
+		status = ctx_fail_setup(&c);
 	else
 		status = ctx_run(&c);
 	ctx_end(&c);

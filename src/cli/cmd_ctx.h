@@ -93,6 +93,10 @@ void ctx_begin(ctx *c, ab_cli *cli, int argc, char **argv);
 void ctx_settings(ctx *c);	/* fetch options, directories, prompt */
 void ctx_end(ctx *c);
 int ctx_fail(ctx *c);		/* prints c->err, gives its exit status */
+/* ctx_fail for a command whose bisection was set up but that cannot go
+ * on (a cache that cannot be written, exit 3): with --json the report
+ * object, "aborted", is printed too. */
+int ctx_fail_setup(ctx *c);
 /* "artbisect WORD" with --work-dir when it is not the default. */
 char *ctx_hint_command(const ctx *c, const char *word);
 int ctx_resolve(ctx *c, const char *good, const char *bad, size_t *good_idx, size_t *bad_idx);

@@ -116,7 +116,7 @@ int ab_cmd_run(ab_cli *cli, int argc, char **argv)
 
 	ctx_begin(&c, cli, argc, argv);
 	if (ctx_open_saved(&c, 1, 1) < 0)
-		status = ctx_fail(&c);
+		status = ctx_fail_setup(&c);
 	else if (c.b->result == AB_RESULT_FOUND || c.b->result == AB_RESULT_INCONCLUSIVE) {
 		if (!cli->quiet)
 			fprintf(stderr, _("The session in %s has ended already.\n"), c.work_dir);

@@ -819,6 +819,44 @@ double ab_flaky_best_range(const ab_flaky *f, size_t *lo, size_t *hi)
 	return f->best_mass;
 }
 
+void ab_flaky_credible_range(const ab_flaky *f, double mass, size_t *lo, size_t *hi)
+{
+	size_t S = f->nobs - 1, *ord = malloc(S * sizeof *ord), k, u;
+	double acc = 0;
+
+	*lo = f->best_lo;
+	*hi = f->best_hi;
+	if (!ord) {
+		*lo = f->good + 1;
+		*hi = f->bad;
+		return;
+	}
+	/* Segments by the probability of each of their candidates, most
+	 * likely first (few: one per observed build). */
+	for (k = 0; k < S; k++) {
+		for (u = k; u > 0 && f->w[ord[u - 1]] < f->w[k]; u--)
+			ord[u] = ord[u - 1];
+		ord[u] = k;
+	}
+	for (k = 0; k < S && acc < mass; k++) {
+		size_t j = ord[k];
+
+		/* all candidates of a segment are alike: the latest first */
+		for (size_t c = f->obs[j + 1]; c > f->obs[j] && acc < mass; c--) {
+			acc += f->w[j];
+			if (c < *lo)
+				*lo = c;
+			if (c > *hi)
+				*hi = c;
+		}
+	}
+	if (acc < mass) {
+		*lo = f->good + 1;
+		*hi = f->bad;
+	}
+	free(ord);
+}
+
 size_t ab_flaky_ranked(const ab_flaky *f, size_t *out, double *p, size_t k)
 {
 	double pr[64];

@@ -93,6 +93,11 @@ size_t ab_flaky_best(const ab_flaky *f);
 /* The most likely block [*lo, *hi] (lo == hi unless untestable builds
  * are in it) and its probability. */
 double ab_flaky_best_range(const ab_flaky *f, size_t *lo, size_t *hi);
+/* The narrowest range [*lo, *hi] that holds the best block and the most
+ * likely builds that together make up at least probability mass: every
+ * build that may still be the culprit at that confidence (all of
+ * (good, bad] when rounding leaves the mass short). */
+void ab_flaky_credible_range(const ab_flaky *f, double mass, size_t *lo, size_t *hi);
 /* The k (at most 64) most likely culprits, most likely first, with their
  * probabilities (p may be NULL); returns how many were written. */
 size_t ab_flaky_ranked(const ab_flaky *f, size_t *out, double *p, size_t k);
