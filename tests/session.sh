@@ -185,6 +185,7 @@ is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0123 "run finishes it with 
 is "$(echo "$OUT" | json_get - steps.2.id)/$(echo "$OUT" | json_get - steps.2.by)" b0111/probe \
 	"run probes the build again and keeps going"
 is "$(echo "$OUT" | json_get - tested)" 9 "no probe run is counted twice"
+is "$(ab status --json | json_get - message)" "" "once it has run again, status no longer gives why the earlier run stopped"
 
 # --- Ctrl-C, then run -----------------------------------------------------
 ab reset > /dev/null

@@ -778,6 +778,9 @@ int ctx_run(ctx *c)
 	}
 	ctx_callbacks(c, &cb);
 	b->result = AB_RESULT_RUNNING;
+	/* why an earlier run stopped is no longer news */
+	free(c->sess->message);
+	c->sess->message = NULL;
 	ab_bisect_settle(b);
 	/* A new session is written once its snapshot is in place, at the
 	 * first build or verdict: the first download need not wait. */
