@@ -10,7 +10,7 @@
 # entry, an early or a scratch root, a probe started, a verdict saved,
 # the result saved) or after a fixed delay, with SIGINT to artbisect or
 # to its whole process group (as a terminal's Ctrl-C, which reaches the
-# unpack helper too), a second SIGINT during the shutdown,
+# unpack helper and gpg too), a second SIGINT during the shutdown,
 # SIGTERM or SIGHUP; then resumes with 'artbisect run' (or the same
 # command, when no session was saved yet), several times, and once more
 # to the end. After every run (check_run below):
@@ -22,7 +22,7 @@
 #   download is resumed with a range request, every entry's bytes match
 #   its name, and the cache holds nothing but entries and .part files;
 # - the work directory holds the session files only (no *.tmp-*, no
-#   root), and no process of the run is left (a probe);
+#   root), and no process of the run is left (probe, gpg-agent);
 # - nothing appeared or changed outside the work and cache directories
 #   (the current directory, HOME, TMPDIR, the XDG dirs, the farm, a
 #   sentinel tree).
@@ -30,6 +30,7 @@
 # comes late finds a run that ended, and that is checked as such.
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
+. "$TESTS_SRCDIR/farmlib.sh"
 need_cmd setsid
 
 mkfarm --out "$T/farm" --builds 64 --culprit 41 --artifact-size 100000
@@ -88,6 +89,7 @@ def listing(top):
 OUTSIDE = ["cwd", "home", "tmp", "sentinel", "farm", "many", "many-src", "xdg-state", "xdg-cache",
            "xdg-config"]
 OWN = {"w", "c", "state", "out", "check.py", "probe.sh", "arts-farm.json", "arts-many.json",
+       "keys", "farms", "farmsrv", "slowgpg", "kernel.probe", "kernel.log",
        "cmd.out", "cmd.err",
        "run.out", "run.err", "server.log", "server.err", "server.port", "faults.json",
        "faults.json.tmp"}
@@ -256,7 +258,7 @@ PID="" OPTS=()
 launch() {
 	: > "$T/out/started"
 	(cd "$T/cwd" && exec env IA_MARK="$T" IA_OUT="$T/out" HOME="$T/home" TMPDIR="$T/tmp" \
-		setsid "$ARTBISECT" "$@" > "$T/out/stdout" 2> "$T/out/stderr") &
+		PATH="${LAUNCH_PATH:-$PATH}" setsid "$ARTBISECT" "$@" > "$T/out/stdout" 2> "$T/out/stderr") &
 	PID=$!
 }
 alive() {
@@ -295,8 +297,8 @@ at_steps() { [ "$(steps_now)" -ge $((STEPS0 + ${1:-1})) ]; }
 at_found() { grep -q '"result": "found"' "$W/session.json" 2>/dev/null; }
 at_delay() { sleep "$1"; }
 
-# procs_left: the processes a run started that still live (a probe), by
-# IA_MARK; a probe killed before artbisect exits may
+# procs_left: the processes a run started that still live (a probe, a
+# gpg-agent), by IA_MARK; a probe killed before artbisect exits may
 # take a moment to go.
 procs_left() {
 	local i=0 left
@@ -405,5 +407,74 @@ scenario "no prefetch, one job" "--jobs 1 --no-prefetch" p:INT:part:0.1 g:INT:ro
 FARM=many
 scenario "long unpacks" "--jobs 1 --no-prefetch" g:INT:root p:INT:root g:INT2:root
 scenario "long early unpacks" "--jobs 2" g:INT:early p:INT:early
+
+# ---- a Ctrl-C that reaches gpg -------------------------------------------
+# gpg runs in artbisect's process group, so a terminal's Ctrl-C kills it
+# too: its failure is then the interruption (exit 4), not a keyring
+# without keys (exit 2) nor a build whose signature does not verify
+# (recorded unavailable, for good). An Arch farm signed by a key, served
+# by nginx or Apache; a gpg made slow (a gpgconf first on PATH names a
+# wrapper that waits a second) lets the Ctrl-C land while it runs.
+gpg_scenario() {
+	local what=$1 i=0 rc
+	rm -rf "$W" "$C" "$T/tmp"/*
+	: > "$T/slowgpg/log"
+	LAUNCH_PATH="$T/slowgpg:$PATH" launch --index "$U" --keyring "$FARM_KEY" --no-prefetch \
+		--probe "$T/kernel.probe" --json --work-dir "$W" --cache-dir "$C"
+	while alive && ! grep -q "^$what" "$T/slowgpg/log" && [ $i -lt 1000 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	sleep 0.2
+	kill -INT -- -"$PID"
+	wait "$PID"
+	rc=$?
+	is "$rc/$(grep -c . "$T/out/stdout" | sed 's/^0$/none/;s/^[1-9].*/json/')/$(sed -n '$p' "$T/out/stderr" | grep -c 'OpenPGP')" \
+		"4/$([ "$what" = import ] && echo none || echo json)/0" \
+		"Ctrl-C while gpg reads the $what: exit 4, not blamed on the keyring or the build"
+	like "$(cat "$T/slowgpg/log")" "^$what" "gpg was killed while it read the $what"
+	is "$(procs_left)/$(ls -A "$T/tmp")" "/" "after the Ctrl-C in the $what: no process left, gpg's private home gone"
+	if [ -e "$W/session.json" ]; then
+		launch run --work-dir "$W" --json
+	else
+		launch --index "$U" --keyring "$FARM_KEY" --no-prefetch --probe "$T/kernel.probe" --json \
+			--work-dir "$W" --cache-dir "$C"
+	fi
+	wait "$PID"
+	rc=$?
+	is "$rc/$(json_get "$T/out/stdout" first_new.id)/$(json_get "$W/session.json" steps | grep -c unavailable)" \
+		"0/$ARCH_CULPRIT/0" "after the Ctrl-C in the $what: resumed, found, no build recorded unavailable"
+}
+if [ "$(command -v gpg gpgconf bsdtar zstd curl | wc -l)" != 5 ] || [ -z "$(farm_servers)" ]; then
+	for what in import verify; do
+		skip "Ctrl-C while gpg reads the $what" "gpg, bsdtar, zstd, curl and nginx or apache2 are needed"
+	done
+else
+	farm_keys
+	mkfarms arch "$T/farms/arch" --keys "$T/keys" > /dev/null || bail_out "mkfarms.py arch failed"
+	srv=$(farm_servers)
+	start_farm_server "${srv%% *}" "$T/farmsrv" "$T/farms" || bail_out "the farm server did not start"
+	U="$URL/arch/$(json_get "$T/farms/arch.json" url_path)"
+	ARCH_CULPRIT=$(json_get "$T/farms/arch.json" culprit)
+	farm_probe kernel 'usr/lib/modules/*/vmlinuz' 'usr/lib/modules/*/vmlinuz' 'usr/lib/modules/*/pkgbase' \
+		'!usr/lib/modules/*/build' '!usr/share/doc/linux'
+	mkdir -p "$T/slowgpg"
+	cat > "$T/slowgpg/gpgconf" <<EOF
+#!/bin/sh
+[ "\$1" = --list-components ] || exec '$(command -v gpgconf)' "\$@"
+'$(command -v gpgconf)' "\$@" | sed 's|^gpg:\([^:]*\):.*|gpg:\1:$T/slowgpg/gpg|'
+EOF
+	cat > "$T/slowgpg/gpg" <<EOF
+#!/bin/sh
+case " \$* " in
+*" --import "*) echo import >> '$T/slowgpg/log'; sleep 1 ;;
+*" --verify "*) echo verify >> '$T/slowgpg/log'; sleep 1 ;;
+esac
+exec '$(command -v gpg)' "\$@"
+EOF
+	chmod +x "$T/slowgpg/gpgconf" "$T/slowgpg/gpg"
+	gpg_scenario import
+	gpg_scenario verify
+fi
 
 plan_done
