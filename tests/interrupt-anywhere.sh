@@ -17,7 +17,8 @@
 # - the exit status is 4 for a run the signal stopped (0 for one that
 #   had found the culprit first), and stdout holds the one JSON report;
 # - session.json is valid JSON; the verdicts saved before are all still
-#   there, in order, none twice, every one right;
+#   there, in order, none twice, every one right; the report counts one
+#   probe run per verdict (none for a probe a signal stopped);
 # - no verified cache entry is fetched again (server log), a partial
 #   download is resumed with a range request, every entry's bytes match
 #   its name, and the cache holds nothing but entries and .part files;
@@ -161,6 +162,8 @@ def run(t, w, c, s, rc, signalled, logstart):
                 bad.append("wrong culprit %s" % rep.get("first_new"))
             if [(x["id"], x["verdict"]) for x in rep.get("steps", [])] != [x[:2] for x in steps]:
                 bad.append("the report's steps are not the session's")
+            if rep.get("tested") != sum(1 for x in steps if x[2] == "probe"):
+                bad.append("%s probe runs counted for %d verdicts" % (rep.get("tested"), len(steps)))
         except ValueError as e:
             bad.append("stdout is not one JSON object (%s): %r" % (e, out[:200]))
         if rc == 4 and "artbisect run" not in err:
@@ -401,6 +404,7 @@ scenario "between steps" "--jobs 2" p:INT:steps:1 g:INT:steps:1 p:HUP:steps:2 p:
 scenario "second Ctrl-C" "--jobs 2" p:INT2:probe:1 g:INT2:part:0.1 p:INT2:steps:1 g:INT2:early
 scenario "delays" "--jobs 2" p:INT:delay:0.05 g:INT:delay:0.2 p:INT:delay:0.45 g:TERM:delay:0.8 p:INT:delay:1.2
 scenario "more delays" "--jobs 2" g:INT:delay:0.12 p:HUP:delay:0.35 g:INT2:delay:0.6 p:INT:delay:1.0
+scenario "both ends checked first" "--jobs 2 --check-bounds" g:INT:probe:1 p:INT:probe:2 g:INT:steps:1
 scenario "no prefetch, one job" "--jobs 1 --no-prefetch" p:INT:part:0.1 g:INT:root p:INT:probe:1 g:INT:steps:1
 # A Ctrl-C from the terminal reaches the unpack helper too: the run is
 # interrupted (exit 4), it has not failed (exit 3).
