@@ -539,10 +539,13 @@ def main():
     server.link = Link(opts.total_rate)
     server.stopping = threading.Event()
 
-    stop = threading.Event()
+    # A list, not a threading.Event: the handler runs in the main thread,
+    # and may run while that thread is inside stop.wait() holding the
+    # Event's lock, which set() would then wait for for ever.
+    stop = []
 
     def on_signal(signum, frame):
-        stop.set()
+        stop.append(signum)
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
@@ -552,8 +555,8 @@ def main():
     thread.start()
     write_atomic(opts.port_file, "%d\n" % server.server_address[1])
 
-    while not stop.wait(0.5):
-        pass
+    while not stop:
+        time.sleep(0.1)
     server.stopping.set()
     server.shutdown()
     server.server_close()

@@ -336,7 +336,9 @@ static int install_rpms(const ab_bisect *b, const ab_build *bd, const ab_fetch_i
 
 /* Unpacks what is not in root yet (not the early root's, not installed
  * RPMs) and lists every artifact's path in list. 0, 1 with *reason when
- * one is refused, -1 with err. */
+ * one is refused, -1 with err. A Ctrl-C stops it at once (exit 4): the
+ * terminal's SIGINT reaches the unpack helper too, whose death by it
+ * is then the interruption, not a failure. */
 static int unpack_artifacts(const ab_bisect *b, const ab_build *bd, const ab_fetch_item *items,
 			    const char *root, int unpacked, ab_buf *list, char **reason,
 			    ab_error *err)
@@ -349,8 +351,8 @@ static int unpack_artifacts(const ab_bisect *b, const ab_build *bd, const ab_fet
 
 		if (unpacked || (b->opt.install_rpm && bd->artifacts[i].type == AB_ART_RPM))
 			goto listed;
-		u = ab_unpack(items[i].path, bd->artifacts[i].type,
-					   bd->artifacts[i].filename, root, &why, err);
+		u = ab_unpack_cancellable(items[i].path, bd->artifacts[i].type,
+					  bd->artifacts[i].filename, root, b->opt.cancel, &why, err);
 		if (u == AB_UNPACK_ERROR)
 			return -1;
 		if (u == AB_UNPACK_REFUSED) {
@@ -411,6 +413,15 @@ int bisect_prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 	}
 	rc = unpack_artifacts(b, bd, items, *root, unpacked, &list, reason, err);
 out:
+	if (rc == 1 && ab_cancelled(b->opt.cancel)) {
+		/* Found unavailable while a Ctrl-C stopped the run: a helper
+		 * (gpg, say) may have failed of that very signal. The build
+		 * is tried again on resume; no verdict is recorded for it. */
+		free(*reason);
+		*reason = NULL;
+		ab_error_set(err, AB_EXIT_ABORTED, "%s", _("interrupted"));
+		rc = -1;
+	}
 	if (rc != 0 && *root) {
 		ab_remove_tree(*root);
 		free(*root);

@@ -226,6 +226,17 @@ static bool is_clearsigned(const char *data, size_t len)
 	return len >= sizeof head - 1 && !memcmp(data, head, sizeof head - 1);
 }
 
+/* A signature or a keyring that gpg could not read while the run was
+ * being interrupted proves nothing: the terminal's Ctrl-C reached that
+ * gpg too. 1 with err (exit 4) when so, 0 otherwise. */
+static int interrupted(const ab_farm *f, ab_error *err)
+{
+	if (!f->o.fetch || !ab_cancelled(f->o.fetch->cancel))
+		return 0;
+	ab_error_set(err, AB_EXIT_ABORTED, "%s", _("interrupted"));
+	return 1;
+}
+
 int ab_farm_sums(ab_farm *f, const char *sums_url, const char *const *sig_urls,
 		 size_t nsig, const char *lone_name, ab_sums **out, ab_trust *trust, char **why,
 		 ab_error *err)
@@ -286,6 +297,11 @@ int ab_farm_sums(ab_farm *f, const char *sums_url, const char *const *sig_urls,
 fail:
 	free(data);
 	free(sig);
+	if (interrupted(f, err)) {
+		free(*why);
+		*why = NULL;
+		return -1;
+	}
 	return 1;
 error:
 	free(data);
@@ -616,6 +632,8 @@ static int open_keys(ab_farm *f, ab_error *err)
 	if (!n)
 		return 0;
 	f->pgp = ab_pgp_open(files, n, err);
+	if (!f->pgp && interrupted(f, err))
+		return -1;	/* not "no public key in it" */
 	if (f->pgp && f->keyrings_default) {
 		/* a refusal names the keys that were used, not --keyring */
 		ab_buf names = {0};

@@ -544,6 +544,13 @@ static int finish_file(xfer *x, ab_cache *cache, const ab_fetch_options *opt, ab
 		char *why = NULL;
 
 		if (it->check(it->check_ud, x->tmp_path, got, &why) != 0) {
+			/* A check cut short by the Ctrl-C (its gpg got the
+			 * SIGINT too) says nothing about the file. */
+			if (ab_cancelled(opt->cancel)) {
+				free(why);
+				ab_error_set(err, AB_EXIT_ABORTED, "%s", _("interrupted"));
+				return -1;
+			}
 			ab_fetch_give_up(x, why ? why : ab_xstrdup(_("refused by its check")));
 			return 0;
 		}

@@ -258,12 +258,16 @@ ab_unpack_rc ab_unpack_in_helper(int src, ab_artifact_type type, const char *pat
 			/* Looked at ten times a second; a cancelled unpack
 			 * is killed, and its partial root is the caller's. */
 			struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+			int ready;
 
 			if (ab_cancelled(cancel)) {
 				kill(pid, SIGKILL);
 				break;
 			}
-			if (poll(&pfd, 1, 100) == 0)
+			/* A signal (the Ctrl-C that sets cancel) is looked at
+			 * now, not after a read that waits for the whole unpack. */
+			ready = poll(&pfd, 1, 100);
+			if (ready == 0 || (ready < 0 && errno == EINTR))
 				continue;
 		}
 		n = read(fds[0], chunk, sizeof chunk);
