@@ -46,6 +46,15 @@ is "$(json_get "$T/odd/index.json" builds.0.artifacts.0.url)" "app%201%23a.tar.g
 run "$ARTBISECT" --index "$T/odd/index.json" --probe ./usr/bin/app --json \
 	--cache-dir "$T/cache" --work-dir "$T/work"
 is "$RC" 0 "the encoded URLs resolve to the files"
+# A colon (Arch's epochs) in the first segment of a relative URL would
+# read as a scheme.
+mkdir -p "$T/epoch"
+cp "$T/tars/builds/b0001.tar.gz" "$T/epoch/app-1:1.0.tar.gz"
+cp "$T/tars/builds/b0002.tar.gz" "$T/epoch/app-1:1.1.tar.gz"
+run "$ARTBISECT" index --output "$T/epoch/index.json" "$T/epoch"
+is "$(json_get "$T/epoch/index.json" builds.0.artifacts.0.url)" "app-1%3A1.0.tar.gz" "a colon in a name is percent-encoded"
+run "$ARTBISECT" --index "$T/epoch/" --probe ./usr/bin/app --json --cache-dir "$T/cache" --work-dir "$T/work-epoch"
+is "$RC/$(echo "$OUT" | json_get - builds)" 0/2 "a directory of files with colons in their names is read and bisected"
 
 # RPMs: version order (1.0.9 before 1.0.10), commits from the VCS tag.
 mkfarm --out "$T/rpms" --format rpm --builds 24 --culprit 17

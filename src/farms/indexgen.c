@@ -183,7 +183,9 @@ static int walk(list *l, const char *dir, const char *skip, ab_error *err)
 	return rc;
 }
 
-/* Percent-encodes one path segment for a URL. */
+/* Percent-encodes one path segment for a URL; ':' too, since a
+ * relative URL whose first segment has one reads as a scheme (Arch's
+ * epochs: linux-1:6.9.1-1-x86_64.pkg.tar.zst). */
 static void put_segment(ab_buf *b, const char *s, size_t n)
 {
 	size_t i;
@@ -191,7 +193,7 @@ static void put_segment(ab_buf *b, const char *s, size_t n)
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (isalnum(c) || strchr("-._~+:@!$&'()*,;=", c))
+		if (isalnum(c) || strchr("-._~+@!$&'()*,;=", c))
 			ab_buf_append(b, s + i, 1);
 		else
 			ab_buf_printf(b, "%%%02X", c);
