@@ -27,6 +27,29 @@ cleaned=$(grep -c '^cleaned up' "$T/trap.log" 2>/dev/null || echo 0)
 is "$started" 1 "the probe ran once"
 is "$cleaned" 1 "its TERM trap ran to the end although the sh leading the group had died"
 
+# Ctrl-C gives the probe its grace too; a second Ctrl-C kills it at
+# once: the trap that takes 2 s never gets to note that it cleaned up.
+interrupt_probe() {	# NAME SIGNALS: runs until the probe has started, then sends SIGNALS SIGINTs
+	: > "$T/trap.log"
+	"$ARTBISECT" --index "$BASE/index.json" --cache-dir "$T/cache" --work-dir "$T/$1" \
+		--no-prefetch --good b0000 --bad b0002 --probe "$T/slow-trap" > /dev/null 2>&1 &
+	local pid=$! i=0
+	while [ $i -lt 100 ] && ! grep -q '^started' "$T/trap.log"; do sleep 0.1; i=$((i + 1)); done
+	kill -INT "$pid"
+	if [ "$2" = 2 ]; then
+		sleep 0.3
+		kill -INT "$pid"
+	fi
+	wait "$pid"
+	RC=$?
+}
+interrupt_probe w4 1
+is "$RC/$(grep -c '^cleaned up' "$T/trap.log")" 4/1 "one Ctrl-C: exit 4 once the probe's TERM trap has run to its end"
+interrupt_probe w5 2
+is "$RC/$(grep -c '^cleaned up' "$T/trap.log")" 4/0 "a second Ctrl-C: exit 4, the probe killed before its trap ended"
+sleep 2.5
+is "$(grep -c '^cleaned up' "$T/trap.log")" 0 "... and nothing of it runs on afterwards"
+
 # A group that ignores TERM is killed when the grace is over.
 cat > "$T/stubborn" <<EOS
 #!/bin/bash

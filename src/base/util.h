@@ -85,6 +85,12 @@ static inline bool ab_cancelled(const volatile sig_atomic_t *flag)
 	return flag && __atomic_load_n(flag, __ATOMIC_RELAXED);
 }
 
+/* Set twice (a second Ctrl-C): what waits politely stops waiting. */
+static inline bool ab_cancelled_twice(const volatile sig_atomic_t *flag)
+{
+	return flag && __atomic_load_n(flag, __ATOMIC_RELAXED) >= 2;
+}
+
 static inline void ab_cancel(volatile sig_atomic_t *flag)
 {
 	__atomic_store_n(flag, 1, __ATOMIC_RELAXED);

@@ -381,10 +381,12 @@ static void nap(void)
 	nanosleep(&ts, NULL);
 }
 
-/* TERM to the group, KILL after grace; reaps the leader. The grace is
- * the whole group's: a probe's trap (cancelling a lab job, say) may run
- * on after the shell that leads the group is gone. */
-static int stop_group(pid_t pid, double grace, const char *token)
+/* TERM to the group, KILL after grace (or at once when cancel is set
+ * twice: a second Ctrl-C); reaps the leader. The grace is the whole
+ * group's: a probe's trap (cancelling a lab job, say) may run on after
+ * the shell that leads the group is gone. */
+static int stop_group(pid_t pid, double grace, const char *token,
+		      const volatile sig_atomic_t *cancel)
 {
 	double until = ab_now() + grace;
 	int ws = 0, reaped = 0;
@@ -400,6 +402,8 @@ static int stop_group(pid_t pid, double grace, const char *token)
 		/* No process left in the group: done before the grace ends. */
 		if (reaped && kill(-pid, 0) < 0 && errno == ESRCH)
 			goto done;
+		if (ab_cancelled_twice(cancel))
+			break;
 		nap();
 	}
 	kill(-pid, SIGKILL);
@@ -509,19 +513,19 @@ static int probe_run(const ab_probe_spec *s, ab_probe_result *res, ab_error *err
 			return -1;
 		}
 		if (ab_cancelled(s->cancel)) {
-			stop_group(pid, s->grace, token);
+			stop_group(pid, s->grace, token, s->cancel);
 			res->outcome = AB_PROBE_CANCELLED;
 			res->seconds = ab_now() - start;
 			return 0;
 		}
 		if (ab_cancelled(s->stop)) {
-			stop_group(pid, s->grace, token);
+			stop_group(pid, s->grace, token, s->cancel);
 			res->outcome = AB_PROBE_STOPPED;
 			res->seconds = ab_now() - start;
 			return 0;
 		}
 		if (s->timeout > 0 && ab_now() - start >= s->timeout) {
-			stop_group(pid, s->grace, token);
+			stop_group(pid, s->grace, token, s->cancel);
 			res->outcome = AB_PROBE_TIMEOUT;
 			res->seconds = ab_now() - start;
 			return 0;

@@ -5,10 +5,12 @@
 
 volatile sig_atomic_t cmd_interrupted;
 
+/* 1 at the first signal, 2 at the next: a probe given its grace to
+ * clean up is then killed at once (ab_cancelled_twice). */
 static void on_signal(int sig)
 {
 	(void)sig;
-	cmd_interrupted = 1;
+	cmd_interrupted = cmd_interrupted ? 2 : 1;
 }
 
 static void catch_signals(void)
