@@ -210,6 +210,26 @@ run ab run --json
 is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0123 "run after Ctrl-C finds it"
 unset SLOW_ONCE
 
+# Ctrl-C before anything is saved (the index still coming): no session
+# to go on with, so the hint is the command as typed, which works when
+# pasted.
+set_faults '{"index.json": ["always:stall"]}'
+"$ARTBISECT" --work-dir "$T/w-early" --cache-dir "$T/cache" --index "$BASE/index.json" \
+	--probe ./usr/bin/app > /dev/null 2> "$T/early.err" &
+pid=$!
+i=0
+while [ $i -lt 100 ] && [ "$(count_requests "GET /index.json")" = 0 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.3
+kill -INT "$pid"
+wait "$pid"
+is "$?" 4 "Ctrl-C while the index comes: exit 4"
+hint=$(sed -n 's/^Nothing was saved yet; to start again: //p' "$T/early.err")
+like "$hint" "^artbisect --work-dir .*w-early.* --index .*index\.json.* --probe ./usr/bin/app$" \
+	"Ctrl-C before anything is saved: the hint is the command as typed"
+set_faults '{}'
+run bash -c "PATH=\"$(dirname "$ARTBISECT"):\$PATH\"; $hint --json"
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0123 "the command printed, pasted, starts again and finds it"
+
 # --- the lock --------------------------------------------------------------
 ab reset > /dev/null
 ab start --index "$BASE/index.json" > /dev/null 2>&1

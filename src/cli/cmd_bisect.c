@@ -68,6 +68,29 @@ static void say_kept(const ctx *c)
 	free(run);
 }
 
+void ctx_say_interrupted(const ctx *c, int status, const char *word)
+{
+	ab_buf cmd = {0};
+
+	if (status != AB_EXIT_ABORTED || c->cli->quiet)
+		return;
+	if (c->work_dir && ab_session_exists(c->work_dir)) {
+		say_kept(c);
+		return;
+	}
+	ab_buf_puts(&cmd, "artbisect");
+	if (word)
+		ab_buf_printf(&cmd, " %s", word);
+	for (int i = 1; i < c->argc; i++) {
+		char *q = ab_shell_quote(c->argv[i]);
+
+		ab_buf_printf(&cmd, " %s", q);
+		free(q);
+	}
+	fprintf(stderr, _("Nothing was saved yet; to start again: %s\n"), cmd.data);
+	ab_buf_free(&cmd);
+}
+
 void ctx_begin(ctx *c, ab_cli *cli, int argc, char **argv)
 {
 	memset(c, 0, sizeof *c);
@@ -852,10 +875,12 @@ int ab_cmd_bisect(ab_cli *cli, int argc, char **argv)
 		ctx_end(&c);
 		return AB_EXIT_USAGE;
 	}
-	if (ctx_open_new(&c, &good_idx, &bad_idx) < 0)
+	if (ctx_open_new(&c, &good_idx, &bad_idx) < 0) {
 		status = ctx_fail_setup(&c);
-	else
+		ctx_say_interrupted(&c, status, NULL);
+	} else {
 		status = ctx_run(&c);
+	}
 	ctx_end(&c);
 	return status;
 }

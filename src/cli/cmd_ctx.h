@@ -97,6 +97,10 @@ int ctx_fail(ctx *c);		/* prints c->err, gives its exit status */
  * on (a cache that cannot be written, exit 3): with --json the report
  * object, "aborted", is printed too. */
 int ctx_fail_setup(ctx *c);
+/* After a Ctrl-C while a session was being opened (status is exit 4):
+ * the command that goes on, or, when nothing was saved yet, the
+ * command as typed, which starts again (word: "start", or NULL). */
+void ctx_say_interrupted(const ctx *c, int status, const char *word);
 /* "artbisect WORD" with --work-dir when it is not the default. */
 char *ctx_hint_command(const ctx *c, const char *word);
 int ctx_resolve(ctx *c, const char *good, const char *bad, size_t *good_idx, size_t *bad_idx);

@@ -291,10 +291,12 @@ int ab_cmd_start(ab_cli *cli, int argc, char **argv)
 
 	ctx_begin(&c, cli, argc, argv);
 	ctx_settings(&c);
-	if (ctx_open_new(&c, &good_idx, &bad_idx) < 0)
+	if (ctx_open_new(&c, &good_idx, &bad_idx) < 0) {
 		status = ctx_fail(&c);
-	else
+		ctx_say_interrupted(&c, status, "start");
+	} else {
 		status = prepare_and_say(&c);
+	}
 	ctx_end(&c);
 	return status;
 }
