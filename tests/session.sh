@@ -230,6 +230,26 @@ set_faults '{}'
 run bash -c "PATH=\"$(dirname "$ARTBISECT"):\$PATH\"; $hint --json"
 is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0123 "the command printed, pasted, starts again and finds it"
 
+# Ctrl-C while 'start' makes the first build ready: the session is kept,
+# and the command printed goes on with it, pasted in another directory.
+set_faults '{"builds/b0149.tar.gz": ["always:stall"]}'
+"$ARTBISECT" start --work-dir "$T/w-start" --cache-dir "$T/cache-start" --index "$BASE/index.json" \
+	> /dev/null 2> "$T/start.err" &
+pid=$!
+i=0
+while [ $i -lt 100 ] && [ "$(count_requests "GET /builds/b0149")" = 0 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.3
+kill -INT "$pid"
+wait "$pid"
+is "$?" 4 "Ctrl-C while start fetches the build: exit 4"
+hint=$(sed -n 's/^The session is kept in .*; to go on: //p' "$T/start.err")
+like "$hint" "^artbisect start --work-dir .*w-start --index .*index\.json --cache-dir .*cache-start$" \
+	"Ctrl-C during start: the hint goes on with the session's index"
+set_faults '{}'
+run bash -c "cd / && PATH=\"$(dirname "$ARTBISECT"):\$PATH\"; $hint"
+is "$RC" 0 "the command printed, pasted elsewhere: exit 0"
+like "$OUT" 'Build b0149 is ready to test' "... and the build is made ready"
+
 # --- the lock --------------------------------------------------------------
 ab reset > /dev/null
 ab start --index "$BASE/index.json" > /dev/null 2>&1

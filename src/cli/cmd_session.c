@@ -238,6 +238,25 @@ static int install_on_system(ctx *c, size_t idx, const char *artifacts)
 }
 
 /* Prepares the next build (or ends), saves, and says what comes next. */
+/* After a Ctrl-C while the next build was being made ready: the
+ * verdicts are kept, and 'start' with the session's index goes on. */
+static void say_start_again(const ctx *c)
+{
+	char *cmd = ctx_hint_command(c, "start"), *q = ab_shell_quote(c->sess->index_url);
+	ab_buf b = {0};
+
+	ab_buf_printf(&b, "%s --index %s", cmd, q);
+	free(q);
+	if (c->cli->cache_dir) {
+		q = ab_shell_quote(c->cli->cache_dir);
+		ab_buf_printf(&b, " --cache-dir %s", q);
+		free(q);
+	}
+	fprintf(stderr, _("The session is kept in %s; to go on: %s\n"), c->work_dir, b.data);
+	ab_buf_free(&b);
+	free(cmd);
+}
+
 static int prepare_and_say(ctx *c)
 {
 	ab_bisect_callbacks cb;
@@ -250,8 +269,13 @@ static int prepare_and_say(ctx *c)
 	c->has_current = 0;
 	rc = ab_bisect_prepare_next(c->b, c->cache, &cb, &idx, &root, &artifacts, &c->err);
 	if (rc < 0) {
+		int status;
+
 		ctx_save(c);
-		return ctx_fail(c);
+		status = ctx_fail(c);
+		if (status == AB_EXIT_ABORTED && !c->cli->quiet && c->sess->index_url)
+			say_start_again(c);
+		return status;
 	}
 	if (rc == 1) {
 		ctx_save(c);
