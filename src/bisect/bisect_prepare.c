@@ -413,10 +413,11 @@ int bisect_prepare(ab_bisect *b, ab_cache *cache, const ab_bisect_callbacks *cb,
 	}
 	rc = unpack_artifacts(b, bd, items, *root, unpacked, &list, reason, err);
 out:
-	if (rc == 1 && ab_cancelled(b->opt.cancel)) {
-		/* Found unavailable while a Ctrl-C stopped the run: a helper
-		 * (gpg, say) may have failed of that very signal. The build
-		 * is tried again on resume; no verdict is recorded for it. */
+	if (rc != 0 && ab_cancelled(b->opt.cancel) && (rc == 1 || err->code != AB_EXIT_ABORTED)) {
+		/* Found unavailable, or failed, while a Ctrl-C stopped the
+		 * run: a helper (gpg, an RPM scriptlet) may have died of that
+		 * very signal. The build is tried again on resume; no verdict
+		 * is recorded for it. */
 		free(*reason);
 		*reason = NULL;
 		ab_error_set(err, AB_EXIT_ABORTED, "%s", _("interrupted"));
