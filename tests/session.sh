@@ -213,39 +213,39 @@ unset SLOW_ONCE
 # Ctrl-C before anything is saved (the index still coming): no session
 # to go on with, so the hint is the command as typed, which works when
 # pasted.
-set_faults '{"index.json": ["always:stall"]}'
-"$ARTBISECT" --work-dir "$T/w-early" --cache-dir "$T/cache" --index "$BASE/index.json" \
-	--probe ./usr/bin/app > /dev/null 2> "$T/early.err" &
-pid=$!
-i=0
-while [ $i -lt 100 ] && [ "$(count_requests "GET /index.json")" = 0 ]; do sleep 0.1; i=$((i + 1)); done
-sleep 0.3
-kill -INT "$pid"
-wait "$pid"
-is "$?" 4 "Ctrl-C while the index comes: exit 4"
+# interrupt_at FILE ERR ARG...: artbisect ARG... in the background,
+# stderr to ERR, a Ctrl-C once it is fetching FILE (which stalls); RC
+# its exit.
+interrupt_at() {
+	local file=$1 errf=$2 pid i=0
+	shift 2
+	set_faults "{\"$file\": [\"always:stall\"]}"
+	"$ARTBISECT" "$@" > /dev/null 2> "$errf" &
+	pid=$!
+	while [ $i -lt 100 ] && [ "$(count_requests "GET /$file")" = 0 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.3
+	kill -INT "$pid"
+	wait "$pid"
+	RC=$?
+	set_faults '{}'
+}
+interrupt_at index.json "$T/early.err" --work-dir "$T/w-early" --cache-dir "$T/cache" \
+	--index "$BASE/index.json" --probe ./usr/bin/app
+is "$RC" 4 "Ctrl-C while the index comes: exit 4"
 hint=$(sed -n 's/^Nothing was saved yet; to start again: //p' "$T/early.err")
 like "$hint" "^artbisect --work-dir .*w-early.* --index .*index\.json.* --probe ./usr/bin/app$" \
 	"Ctrl-C before anything is saved: the hint is the command as typed"
-set_faults '{}'
 run bash -c "PATH=\"$(dirname "$ARTBISECT"):\$PATH\"; $hint --json"
 is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0123 "the command printed, pasted, starts again and finds it"
 
 # Ctrl-C while 'start' makes the first build ready: the session is kept,
 # and the command printed goes on with it, pasted in another directory.
-set_faults '{"builds/b0149.tar.gz": ["always:stall"]}'
-"$ARTBISECT" start --work-dir "$T/w-start" --cache-dir "$T/cache-start" --index "$BASE/index.json" \
-	> /dev/null 2> "$T/start.err" &
-pid=$!
-i=0
-while [ $i -lt 100 ] && [ "$(count_requests "GET /builds/b0149")" = 0 ]; do sleep 0.1; i=$((i + 1)); done
-sleep 0.3
-kill -INT "$pid"
-wait "$pid"
-is "$?" 4 "Ctrl-C while start fetches the build: exit 4"
+interrupt_at builds/b0149.tar.gz "$T/start.err" start --work-dir "$T/w-start" \
+	--cache-dir "$T/cache-start" --index "$BASE/index.json"
+is "$RC" 4 "Ctrl-C while start fetches the build: exit 4"
 hint=$(sed -n 's/^The session is kept in .*; to go on: //p' "$T/start.err")
 like "$hint" "^artbisect start --work-dir .*w-start --index .*index\.json --cache-dir .*cache-start$" \
 	"Ctrl-C during start: the hint goes on with the session's index"
-set_faults '{}'
 run bash -c "cd / && PATH=\"$(dirname "$ARTBISECT"):\$PATH\"; $hint"
 is "$RC" 0 "the command printed, pasted elsewhere: exit 0"
 like "$OUT" 'Build b0149 is ready to test' "... and the build is made ready"
