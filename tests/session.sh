@@ -229,14 +229,17 @@ interrupt_at() {
 	RC=$?
 	set_faults '{}'
 }
-interrupt_at index.json "$T/early.err" --work-dir "$T/w-early" --cache-dir "$T/cache" \
+cd "$T"	# relative paths, as typed
+interrupt_at index.json "$T/early.err" --work-dir w-early --cache-dir cache \
 	--index "$BASE/index.json" --probe ./usr/bin/app
+cd - > /dev/null
 is "$RC" 4 "Ctrl-C while the index comes: exit 4"
 hint=$(sed -n 's/^Nothing was saved yet; to start again: //p' "$T/early.err")
-like "$hint" "^artbisect --work-dir .*w-early.* --index .*index\.json.* --probe ./usr/bin/app$" \
-	"Ctrl-C before anything is saved: the hint is the command as typed"
-run bash -c "PATH=\"$(dirname "$ARTBISECT"):\$PATH\"; $hint --json"
-is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0123 "the command printed, pasted, starts again and finds it"
+like "$hint" "^cd .* && artbisect --work-dir w-early --cache-dir cache --index .*index\.json --probe ./usr/bin/app$" \
+	"Ctrl-C before anything is saved: the hint is the command as typed, from where it was typed"
+run bash -c "cd / && PATH=\"$(dirname "$ARTBISECT"):\$PATH\"; $hint --json"
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0123 "the command printed, pasted elsewhere, starts again and finds it"
+ok "... in the directory it was typed in" test -e "$T/w-early/session.json"
 
 # Ctrl-C while 'start' makes the first build ready: the session is kept,
 # and the command printed goes on with it, pasted in another directory.

@@ -74,9 +74,17 @@ void ctx_say_interrupted(const ctx *c, int status, const char *word)
 
 	if (status != AB_EXIT_ABORTED || c->cli->quiet)
 		return;
-	if (c->work_dir && ab_session_exists(c->work_dir)) {
-		say_kept(c);
-		return;
+	/* The command as typed goes on with a session that is there, or
+	 * replaces one that has ended, as it would have done; from the
+	 * directory it was typed in, for the relative paths in it. */
+	char *cwd = getcwd(NULL, 0);
+
+	if (cwd) {
+		char *q = ab_shell_quote(cwd);
+
+		ab_buf_printf(&cmd, "cd %s && ", q);
+		free(q);
+		free(cwd);
 	}
 	ab_buf_puts(&cmd, "artbisect");
 	if (word)
@@ -87,7 +95,10 @@ void ctx_say_interrupted(const ctx *c, int status, const char *word)
 		ab_buf_printf(&cmd, " %s", q);
 		free(q);
 	}
-	fprintf(stderr, _("Nothing was saved yet; to start again: %s\n"), cmd.data);
+	if (c->work_dir && ab_session_exists(c->work_dir))
+		fprintf(stderr, _("The session is kept in %s; to go on: %s\n"), c->work_dir, cmd.data);
+	else
+		fprintf(stderr, _("Nothing was saved yet; to start again: %s\n"), cmd.data);
 	ab_buf_free(&cmd);
 }
 

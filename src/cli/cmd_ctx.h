@@ -98,8 +98,8 @@ int ctx_fail(ctx *c);		/* prints c->err, gives its exit status */
  * object, "aborted", is printed too. */
 int ctx_fail_setup(ctx *c);
 /* After a Ctrl-C while a session was being opened (status is exit 4):
- * the command that goes on, or, when nothing was saved yet, the
- * command as typed, which starts again (word: "start", or NULL). */
+ * the command as typed, which goes on with the session there or starts
+ * again (word: "start", or NULL). */
 void ctx_say_interrupted(const ctx *c, int status, const char *word);
 /* "artbisect WORD" with --work-dir when it is not the default. */
 char *ctx_hint_command(const ctx *c, const char *word);
