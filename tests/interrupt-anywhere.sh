@@ -75,7 +75,7 @@ chmod +x "$T/probe.sh"
 cat > "$T/check.py" <<'EOF'
 """check.py snapshot T | run T W C S RC SIGNALLED LOGSTART: prints one
 line per broken promise; 'run' then records the state for the next run."""
-import hashlib, json, os, sys
+import hashlib, json, os, re, sys
 
 def listing(top):
     out = {}
@@ -175,8 +175,10 @@ def run(t, w, c, s, rc, signalled, logstart):
             bad.append("no session, but stdout has %r" % out[:200])
         if "kept" in err:
             bad.append("no session, but stderr says one is kept: %r" % err[-300:])
-        if rc == 4 and err.strip() != "artbisect: interrupted":
-            bad.append("exit 4 before the session began says more than 'interrupted': %r" % err[-300:])
+        if rc == 4 and not re.fullmatch(r"artbisect: interrupted\nNothing was saved yet; to start again: "
+                                        r"cd \S+ && artbisect .*--work-dir \S+ .*", err.strip()):
+            bad.append("exit 4 before the session began does not give the command that starts again: %r"
+                       % err[-300:])
     # the work directory
     if os.path.isdir(w):
         extra = set(os.listdir(w)) - {"session.json", "index.snapshot", "session.lock", "roots"}

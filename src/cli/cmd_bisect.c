@@ -74,6 +74,10 @@ void ctx_say_interrupted(const ctx *c, int status, const char *word)
 
 	if (status != AB_EXIT_ABORTED || c->cli->quiet)
 		return;
+	if (c->sess && c->work_dir && ab_session_exists(c->work_dir)) {
+		say_kept(c);	/* the session it went on with */
+		return;
+	}
 	/* The command as typed goes on with a session that is there, or
 	 * replaces one that has ended, as it would have done; from the
 	 * directory it was typed in, for the relative paths in it. */
