@@ -244,11 +244,11 @@ ok "... in the directory it was typed in" test -e "$T/w-early/session.json"
 # Ctrl-C while 'start' makes the first build ready: the session is kept,
 # and the command printed goes on with it, pasted in another directory.
 interrupt_at builds/b0149.tar.gz "$T/start.err" start --work-dir "$T/w-start" \
-	--cache-dir "$T/cache-start" --index "$BASE/index.json"
+	--cache-dir "$T/cache-start" --index "$BASE/index.json" --net-timeout 7
 is "$RC" 4 "Ctrl-C while start fetches the build: exit 4"
 hint=$(sed -n 's/^The session is kept in .*; to go on: //p' "$T/start.err")
-like "$hint" "^artbisect start --work-dir .*w-start --index .*index\.json --cache-dir .*cache-start$" \
-	"Ctrl-C during start: the hint goes on with the session's index"
+like "$hint" "^artbisect start --work-dir .*w-start --index .*index\.json --good b0000 --bad b0299 --cache-dir .*cache-start --net-timeout 7$" \
+	"Ctrl-C during start: the hint goes on with the session's index and every option it was started with"
 run bash -c "cd / && PATH=\"$(dirname "$ARTBISECT"):\$PATH\"; $hint"
 is "$RC" 0 "the command printed, pasted elsewhere: exit 0"
 like "$OUT" 'Build b0149 is ready to test' "... and the build is made ready"

@@ -237,19 +237,19 @@ static int install_on_system(ctx *c, size_t idx, const char *artifacts)
 	return rc;
 }
 
-/* Prepares the next build (or ends), saves, and says what comes next. */
 /* After a Ctrl-C while the next build was being made ready: the
- * verdicts are kept, and 'start' with the session's index goes on. */
+ * verdicts are kept, and 'start' with the session's own options (its
+ * index, ends, farm and cache settings) goes on with it. */
 static void say_start_again(const ctx *c)
 {
-	char *cmd = ctx_hint_command(c, "start"), *q = ab_shell_quote(c->sess->index_url);
+	char *cmd = ctx_hint_command(c, "start");
 	ab_buf b = {0};
 
-	ab_buf_printf(&b, "%s --index %s", cmd, q);
-	free(q);
-	if (c->cli->cache_dir) {
-		q = ab_shell_quote(c->cli->cache_dir);
-		ab_buf_printf(&b, " --cache-dir %s", q);
+	ab_buf_puts(&b, cmd);
+	for (size_t i = 1; c->sess->argv[i]; i++) {
+		char *q = ab_shell_quote(c->sess->argv[i]);
+
+		ab_buf_printf(&b, " %s", q);
 		free(q);
 	}
 	fprintf(stderr, _("The session is kept in %s; to go on: %s\n"), c->work_dir, b.data);
@@ -257,6 +257,7 @@ static void say_start_again(const ctx *c)
 	free(cmd);
 }
 
+/* Prepares the next build (or ends), saves, and says what comes next. */
 static int prepare_and_say(ctx *c)
 {
 	ab_bisect_callbacks cb;
@@ -273,7 +274,7 @@ static int prepare_and_say(ctx *c)
 
 		ctx_save(c);
 		status = ctx_fail(c);
-		if (status == AB_EXIT_ABORTED && !c->cli->quiet && c->sess->index_url)
+		if (status == AB_EXIT_ABORTED && !c->cli->quiet && c->sess->argv && c->sess->argv[0])
 			say_start_again(c);
 		return status;
 	}
