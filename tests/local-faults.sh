@@ -3,7 +3,9 @@
 # `artbisect run` reaches the right answer; a damaged session file is
 # refused with a reason; a full disk (a 12 MB tmpfs, where one can be
 # mounted) gives exit 3 with a reason and a session that still resumes,
-# or the right answer.
+# or the right answer; a report that cannot reach standard output
+# (/dev/full) gives exit 3 and a command that prints it again, and a
+# Ctrl-C while it fills a pipe does not cut it short.
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
 
@@ -71,6 +73,37 @@ run "$ARTBISECT" run --work-dir "$W" --probe true
 like "$RC/$ERR" "^2/.*verdict 'good' on build b0020 contradicts its earlier verdicts" "contradicting saved verdicts: exit 2, named"
 run "$ARTBISECT" reset --work-dir "$W"
 is "$RC" 0 "reset clears a damaged session"
+
+# The report on standard output: a full disk loses it with exit 3 and
+# says how to print it again; a Ctrl-C (twice) while it is written to
+# a full pipe does not cut it short.
+mkfarm --out "$T/f64" --builds 64 --culprit 37
+cat > "$T/flaky.sh" <<'EOF'
+#!/bin/sh
+k=$(cat "$COUNTER.$ARTBISECT_BUILD" 2>/dev/null || echo 0)
+k=$((k + 1))
+echo "$k" > "$COUNTER.$ARTBISECT_BUILD"
+./usr/bin/app >/dev/null 2>&1 && exit 0
+case $((k % 5)) in 2|4) exit 1 ;; esac
+exit 0
+EOF
+chmod +x "$T/flaky.sh"
+"$ARTBISECT" --index "$T/f64/index.json" --probe ./usr/bin/app --json --quiet \
+	--cache-dir "$T/cfull" --work-dir "$T/wfull" > /dev/full 2> "$T/full.err"
+is "$?" 3 "the JSON report to a full disk: exit 3"
+like "$(cat "$T/full.err")" "^artbisect: cannot write the report to standard output: No space left on device; once that is fixed, artbisect run --work-dir '?$T/wfull'? --json prints it again\$" \
+	"the message says why and how to print it again"
+hint=$(sed -n 's/.*once that is fixed, \(.*\) prints it again$/\1/p' "$T/full.err")
+run env PATH="$(dirname "$ARTBISECT"):$PATH" sh -c "$hint"
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0037 "the command it gives prints the report"
+"$ARTBISECT" --help > /dev/full 2> "$T/help.err"
+is "$?/$(cat "$T/help.err")" "3/artbisect: cannot write to standard output: No space left on device" \
+	"--help to a full disk: exit 3 and why"
+run env COUNTER="$T/cnt" "$PYTHON3" "$TESTS_SRCDIR/report-pipe.py" "$T/pipe.out" \
+	"$ARTBISECT" --index "$T/f64/index.json" --flaky --probe "$T/flaky.sh" --json --quiet \
+	--cache-dir "$T/cpipe" --work-dir "$T/wpipe"
+is "$OUT" "$(printf 'blocked\n0')" "two Ctrl-Cs while the report fills a pipe: exit 0"
+is "$(json_get "$T/pipe.out" first_new.id)" b0037 "the whole report came through"
 
 # A full disk.
 mkdir -p "$T/small"

@@ -13,14 +13,17 @@ static void on_signal(int sig)
 	cmd_interrupted = cmd_interrupted ? 2 : 1;
 }
 
-static void catch_signals(void)
+/* flags 0 while the run goes on: waits must wake up and see the flag.
+ * SA_RESTART once the report is written: a signal then must not cut a
+ * write to a full pipe short (the flag is still set). */
+static void catch_signals(int flags)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
+	sa.sa_flags = flags;
 	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: waits must wake up and see the flag. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -113,7 +116,7 @@ void ctx_begin(ctx *c, ab_cli *cli, int argc, char **argv)
 	c->argc = argc;
 	c->argv = argv;
 	c->lock_fd = -1;
-	catch_signals();
+	catch_signals(0);
 	ab_digest_init();
 	ab_fetch_global_init();
 	ab_progress_init(&c->prog, cli->quiet);
@@ -420,6 +423,23 @@ static int write_report_file(const ctx *c, const char *path, const char *text)
 	return -1;
 }
 
+/* Whether the report on standard output was lost (a full disk, a closed
+ * pipe); if so, says why and how to print it again. */
+static int report_unwritten(const ctx *c)
+{
+	int e = fflush(stdout) != 0 ? errno : ferror(stdout) ? EIO : 0;
+	char *run;
+
+	if (!e)
+		return 0;
+	clearerr(stdout);	/* said here, not again at exit */
+	run = ctx_hint_command(c, "run");
+	ab_message(_("cannot write the report to standard output: %s; once that is fixed, %s%s prints it again"),
+		   strerror(e), run, c->cli->json ? " --json" : "");
+	free(run);
+	return 1;
+}
+
 /* Whether --report names an HTML page (.html or .htm, in any case);
  * any other name gets the Markdown. */
 static int html_name(const char *path)
@@ -450,6 +470,7 @@ int ctx_report(ctx *c)
 	char *text = ab_report_text(b);
 
 	ab_progress_flush(&c->prog);
+	catch_signals(SA_RESTART);
 	/* Nothing could be tested at all: that is a failure, not an answer. */
 	if (b->result == AB_RESULT_INCONCLUSIVE && b->tested == 0 && b->nsteps > 0 &&
 	    all_unavailable(b)) {
@@ -486,6 +507,8 @@ int ctx_report(ctx *c)
 	} else {
 		printf("\n%s", text);
 	}
+	if (report_unwritten(c))
+		status = AB_EXIT_FAILURE;
 	if (c->cli->report_file) {
 		char *rep = html_name(c->cli->report_file) ? ab_report_html(b) : ab_report_markdown(b);
 		if (write_report_file(c, c->cli->report_file, rep) < 0)

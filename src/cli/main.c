@@ -1,5 +1,6 @@
 /* main.c - picks the subcommand, parses the command line, dispatches. */
 #include "config.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,18 @@ static int run_tool_command(int argc, char **argv)
 	return rc;
 }
 
+/* rc, or 3 when what went to standard output was lost (a full disk, a
+ * closed pipe): an answer nobody got is not an answer. */
+static int finish_output(int rc)
+{
+	int e = fflush(stdout) != 0 ? errno : ferror(stdout) ? EIO : 0;
+
+	if (!e)
+		return rc;
+	ab_message(_("cannot write to standard output: %s"), strerror(e));
+	return rc == 0 || rc == 1 ? AB_EXIT_FAILURE : rc;
+}
+
 int main(int argc, char **argv)
 {
 	ab_cli cli;
@@ -86,7 +99,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "help")) {
 		int c = argc > 2 ? ab_cli_command(argv[2]) : -1;
 		ab_cli_usage(c > 0 ? (ab_cmd)c : AB_CMD_BISECT, stdout);
-		return 0;
+		return finish_output(0);
 	}
 	pos = ab_cli_find_command(argc, argv);
 	if (pos > 0) {
@@ -106,7 +119,7 @@ int main(int argc, char **argv)
 	if (rc != 0) {
 		ab_cli_free(&cli);
 		free(cmd_argv);
-		return rc > 0 ? 0 : AB_EXIT_USAGE;
+		return rc > 0 ? finish_output(0) : AB_EXIT_USAGE;
 	}
 	if (cmd == AB_CMD_BISECT && !cli.index) {
 		ab_message(_("--index URL is required (see artbisect --help)"));
@@ -117,5 +130,5 @@ int main(int argc, char **argv)
 	rc = commands[cmd](&cli, argc, argv);
 	ab_cli_free(&cli);
 	free(cmd_argv);
-	return rc;
+	return finish_output(rc);
 }
