@@ -116,4 +116,33 @@ has_step "$OUT" id="$first"
 tap_ok $? "after Ctrl-C: the verdict on $first is kept"
 is "$(grep -c "^start $first " "$PROBELOG")" 0 "after Ctrl-C: $first is not probed again"
 
+# A probe that ends on its own just after artbisect was told to stop
+# (SIGTERM to artbisect alone, as a lab cancelling a job does) keeps its
+# verdict: the resumed run does not run that build again.
+cat > "$T/p3.sh" <<'P'
+#!/bin/sh
+echo "$ARTBISECT_BUILD" >> "$PROBELOG"
+if mkdir "$PROBELOG.first" 2>/dev/null; then
+	sleep 0.3
+	kill -TERM "$(cat "$T/p3.pid")"
+	exec ./usr/bin/app >/dev/null
+fi
+sleep 2
+exec ./usr/bin/app >/dev/null
+P
+chmod +x "$T/p3.sh"
+: > "$PROBELOG"
+T="$T" "$ARTBISECT" --index "$BASE/index.json" --probe "$T/p3.sh" --json --jobs 2 \
+	--cache-dir "$T/cache-slow" --work-dir "$T/work-late" > /dev/null 2>&1 &
+echo $! > "$T/p3.pid"
+wait $!
+is "$?" 4 "SIGTERM during --jobs 2: exit 4"
+late=$(head -n 1 "$PROBELOG")
+: > "$PROBELOG"
+run "$ARTBISECT" run --work-dir "$T/work-late" --json
+is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0040 "after SIGTERM: the next run found b0040"
+has_step "$OUT" id="$late"
+tap_ok $? "the verdict of the probe that ended after the SIGTERM ($late) is kept"
+is "$(grep -c "^$late\$" "$PROBELOG")" 0 "after SIGTERM: $late is not probed again"
+
 plan_done

@@ -156,8 +156,22 @@ static int job_verdict(ab_bisect *b, const ab_bisect_callbacks *cb, job *j, ab_e
 	return rc;
 }
 
-/* Joins the probes that ended and records their verdicts (not after
- * one failed: *ret then holds its). Whether any ended. */
+/* Whether finished job j ends the run (an abort, an interruption): that
+ * is acted on at once, not in its turn. */
+static bool job_stops_run(const job *j)
+{
+	switch (j->res.outcome) {
+	case AB_PROBE_GOOD: case AB_PROBE_BAD: case AB_PROBE_SKIP: case AB_PROBE_TIMEOUT:
+		return j->rc < 0;
+	default:
+		return true;
+	}
+}
+
+/* Joins the probes that ended and records their verdicts. After the run
+ * was told to stop (*ret holds why), a probe that still ended on its
+ * own keeps its verdict, so a resumed run does not run it again. Whether
+ * any ended. */
 static int collect_verdicts(ab_bisect *b, const ab_bisect_callbacks *cb, job **js, size_t n,
 			    int *ret, ab_error *err)
 {
@@ -172,8 +186,13 @@ static int collect_verdicts(ab_bisect *b, const ab_bisect_callbacks *cb, job **j
 		pthread_join(j->thread, NULL);
 		j->started = 0;
 		j->over = 1;
-		if (*ret == 0)
+		if (*ret == 0) {
 			*ret = job_verdict(b, cb, j, err);
+		} else if (!job_stops_run(j)) {
+			ab_error late = { 0 };
+
+			job_verdict(b, cb, j, &late);
+		}
 		acted = 1;
 	}
 	return acted;
@@ -325,18 +344,6 @@ nap:		{
  * Each end is a job as in multisection, its verdict a step of its own
  * that the engine never sees (the ends are OLD and NEW by definition).
  * With --jobs 2 or more the two probes run at once. */
-
-/* Whether finished job j ends the run (an abort, an interruption): that
- * is acted on at once, not in its turn. */
-static bool job_stops_run(const job *j)
-{
-	switch (j->res.outcome) {
-	case AB_PROBE_GOOD: case AB_PROBE_BAD: case AB_PROBE_SKIP: case AB_PROBE_TIMEOUT:
-		return j->rc < 0;
-	default:
-		return true;
-	}
-}
 
 /* Waits for the started jobs js[0..n), recording their verdicts in that
  * order (old end first); after a stop the others are stopped too. 0,
