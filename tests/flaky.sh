@@ -55,7 +55,27 @@ is "$(printf '%s' "$OUT" | "$PYTHON3" -c 'import json,sys; print(sum(r["fails"] 
 tap_ok $(( $(sort "$COUNTER.log" | uniq -d | wc -l) > 0 ? 0 : 1 )) "some builds were run again"
 like "$ERR" 'Most likely first bad build: b0037 \(probability' "the text report says the culprit with its probability"
 like "$ERR" 'Estimated failure rate: [0-9.]+ before it, [0-9.]+ from it on' "and the rates"
-like "$ERR" 'Runs \(failed/passed\):.* b0037 [0-9]+/[0-9]+' "and each build's runs"
+like "$ERR" 'Runs \(failed/passed\):$' "and each build's runs, under their heading"
+like "$ERR" '^  (.*  )?b0037 [0-9]+/[0-9]+' "the culprit's runs among them"
+unlike "$ERR" ' 0\.000[;)]' "no build is listed as a runner-up at probability 0.000"
+distinct=$(sort -u "$COUNTER.log" | wc -l)
+like "$ERR" "^$runs runs on $distinct builds \\($runs by the probe\\)" \
+	"the counts tell runs from builds ($runs runs on $distinct builds)"
+
+# On 1,000 builds the runs spread over more builds than the text shows:
+# it shows those nearest the culprit, between "..."; the JSON has all.
+mkfarm --out "$T/farm1k" --builds 1000 --culprit 737
+export COUNTER="$T/count1k"
+run "$ARTBISECT" --index "$T/farm1k/index.json" --cache-dir "$T/cache1k" --work-dir "$T/w1k" \
+	--flaky --probe "$T/flaky-probe" --json
+is "$RC/$(printf '%s' "$OUT" | json_get - first_new.id)" 0/b0737 "1,000 builds: the culprit b0737"
+distinct=$(sort -u "$COUNTER.log" | wc -l)
+is "$(printf '%s' "$OUT" | "$PYTHON3" -c 'import json,sys; print(len(json.load(sys.stdin)["flaky"]["runs"]))')" "$distinct" \
+	"1,000 builds: the JSON lists every build run ($distinct)"
+shown=$(printf '%s\n' "$ERR" | sed -n '/^Runs (failed\/passed):/,/^$/p' | grep -Eo 'b[0-9]{4} [0-9]+/[0-9]+' | wc -l)
+is "$shown" 40 "1,000 builds: the text shows 40 of them"
+like "$ERR" 'Runs \(failed/passed\): \.\.\.$' "with '...' for those left out before"
+like "$ERR" '^  (.*  )?b0737 [0-9]+/[0-9]+' "the culprit's runs among those shown"
 
 # --jobs 2: two runs at once, the model's two best builds.
 export COUNTER="$T/count-jobs"

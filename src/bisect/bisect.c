@@ -259,6 +259,24 @@ double ab_bisect_waited(const ab_bisect *b)
 	return sum;
 }
 
+size_t ab_bisect_builds_tested(const ab_bisect *b)
+{
+	unsigned char *seen = ab_xcalloc(b->index->nbuilds ? b->index->nbuilds : 1, 1);
+	size_t i, n = 0;
+
+	for (i = 0; i < b->nsteps; i++) {
+		const ab_step *s = &b->steps[i];
+
+		if ((s->by == AB_BY_PROBE || s->by == AB_BY_USER || s->by == AB_BY_TIMEOUT) &&
+		    !seen[s->index]) {
+			seen[s->index] = 1;
+			n++;
+		}
+	}
+	free(seen);
+	return n;
+}
+
 /* The probe's description for build idx in root. */
 void bisect_probe_spec(ab_bisect *b, size_t idx, const char *root, const char *artifacts,
 		       ab_probe_spec *spec)

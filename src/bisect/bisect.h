@@ -168,6 +168,9 @@ int ab_bisect_bounds_failed(const ab_bisect *b);
 /* The steps' waits added up: the run's time spent waiting for builds
  * (-1 when no step measured one). */
 double ab_bisect_waited(const ab_bisect *b);
+/* How many distinct builds were tested (b->tested counts the runs: under
+ * the flaky model one build may be run many times). */
+size_t ab_bisect_builds_tested(const ab_bisect *b);
 
 /* The words of the old and new states: good/bad, or bad/good. */
 const char *ab_bisect_old_term(const ab_bisect *b);

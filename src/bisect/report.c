@@ -4,8 +4,8 @@
 #include <string.h>
 #include "base/escape.h"
 #include "base/i18n.h"
-#include "engine/flaky.h"
 #include "bisect/report.h"
+#include "bisect/report_flaky.h"
 #include "pkg/sysinstall.h"
 #include "base/util.h"
 
@@ -217,103 +217,6 @@ static void put_link(void *ud, const char *text, size_t tn, const char *url, siz
 	free(u);
 }
 
-/* ---- the flaky model's answer ---- */
-
-/* The builds with runs, in index order, for the counts. */
-/* A build's runs: the model also counts the verdicts the range was
- * given with (a pass on the old end, a failure on the new), which are
- * no runs. */
-static void run_counts(const ab_bisect *b, size_t i, unsigned *f, unsigned *p)
-{
-	ab_flaky_counts(b->flaky, i, f, p);
-	if (i == b->old_end && *p > 0)
-		(*p)--;
-	if (i == b->new_end && *f > 0)
-		(*f)--;
-}
-
-static size_t builds_with_runs(const ab_bisect *b, size_t *out, size_t max)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < b->index->nbuilds && n < max; i++) {
-		unsigned f, p;
-
-		run_counts(b, i, &f, &p);
-		if (f + p)
-			out[n++] = i;
-	}
-	return n;
-}
-
-static json_t *flaky_json(const ab_bisect *b)
-{
-	size_t ranked[5], with_runs[200], n, i, lo, hi;
-	double p[5], before, after, best = ab_flaky_best_range(b->flaky, &lo, &hi);
-	json_t *o = json_object(), *r = json_array(), *c = json_array();
-
-	n = ab_flaky_ranked(b->flaky, ranked, p, 5);
-	for (i = 0; i < n; i++)
-		json_array_append_new(r, json_pack("{s:s, s:f}", "id", b->index->builds[ranked[i]].id,
-						   "probability", p[i]));
-	n = builds_with_runs(b, with_runs, 200);
-	for (i = 0; i < n; i++) {
-		unsigned f, ps;
-
-		run_counts(b, with_runs[i], &f, &ps);
-		json_array_append_new(c, json_pack("{s:s, s:I, s:I}", "id", b->index->builds[with_runs[i]].id,
-						   "fails", (json_int_t)f, "passes", (json_int_t)ps));
-	}
-	ab_flaky_rates(b->flaky, &before, &after);
-	json_object_set_new(o, "culprit", json_string(b->index->builds[hi].id));
-	json_object_set_new(o, "probability", json_real(best));
-	json_object_set_new(o, "confidence", json_real(b->opt.confidence > 0 ? b->opt.confidence : 0.95));
-	json_object_set_new(o, "switched", json_boolean(b->switched));
-	json_object_set_new(o, "ranked", r);
-	json_object_set_new(o, "fail_rate_before", json_real(before));
-	json_object_set_new(o, "fail_rate_after", json_real(after));
-	json_object_set_new(o, "runs", c);
-	json_object_set_new(o, "probes", json_integer(ab_flaky_probes(b->flaky)));
-	return o;
-}
-
-/* The model's answer in words, for the text and Markdown reports; ids
- * through esc. */
-static void flaky_text(ab_buf *out, const ab_bisect *b, esc_fn esc)
-{
-	size_t ranked[5], with_runs[40], n, i, lo, hi;
-	double p[5], before, after, best = ab_flaky_best_range(b->flaky, &lo, &hi);
-
-	ab_buf_puts(out, b->switched ? _("Flaky verdicts (a build was judged both good and bad): the answer is weighed by probability.\n")
-				     : _("Flaky mode (--flaky): the answer is weighed by probability.\n"));
-	ab_buf_puts(out, _("Most likely first bad build: "));
-	esc(out, b->index->builds[hi].id);
-	ab_buf_printf(out, _(" (probability %.3f"), best);
-	n = ab_flaky_ranked(b->flaky, ranked, p, 5);
-	for (i = 0; i < n; i++) {
-		if (ranked[i] == hi)
-			continue;
-		ab_buf_puts(out, _("; then "));
-		esc(out, b->index->builds[ranked[i]].id);
-		ab_buf_printf(out, " %.3f", p[i]);
-	}
-	ab_buf_puts(out, ").\n");
-	ab_flaky_rates(b->flaky, &before, &after);
-	ab_buf_printf(out, _("Estimated failure rate: %.2f before it, %.2f from it on (%u probe runs).\n"),
-		      before, after, ab_flaky_probes(b->flaky));
-	ab_buf_puts(out, _("Runs (failed/passed):"));
-	n = builds_with_runs(b, with_runs, 40);
-	for (i = 0; i < n; i++) {
-		unsigned f, ps;
-
-		run_counts(b, with_runs[i], &f, &ps);
-		ab_buf_puts(out, " ");
-		esc(out, b->index->builds[with_runs[i]].id);
-		ab_buf_printf(out, " %u/%u", f, ps);
-	}
-	ab_buf_puts(out, n == 40 ? " ...\n" : "\n");
-}
-
 /* ---- --check-bounds ----
  * What the check of the ends said, in one line. Ids and reasons come
  * from the index and the network: they go through esc (the terminal's
@@ -486,7 +389,7 @@ json_t *ab_report_json(const ab_bisect *b)
 	}
 	json_object_set_new(o, "steps", steps);
 	if (b->flaky)
-		json_object_set_new(o, "flaky", flaky_json(b));
+		json_object_set_new(o, "flaky", ab_report_flaky_json(b));
 	if (trust && downloaded_any(b)) {
 		size_t unverified;
 		ab_trust t = weakest_trust(b, &unverified);
@@ -670,7 +573,7 @@ static void text_headline(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi)
 static void text_counts(ab_buf *out, const ab_bisect *b)
 {
 	unsigned probes = 0, unavailable = 0, skipped = 0;
-	size_t i;
+	size_t i, distinct = ab_bisect_builds_tested(b);
 
 	for (i = 0; i < b->nsteps; i++) {
 		if (b->steps[i].by == AB_BY_UNAVAILABLE)
@@ -681,8 +584,15 @@ static void text_counts(ab_buf *out, const ab_bisect *b)
 			probes++;
 	}
 	/* Split so that each number gets its own plural form. */
-	ab_buf_printf(out, ngettext("%u build tested (%u by the probe)", "%u builds tested (%u by the probe)",
-				    b->tested), b->tested, probes);
+	if (distinct < b->tested) {
+		ab_buf_printf(out, ngettext("%u run", "%u runs", b->tested), b->tested);
+		ab_buf_printf(out, ngettext(" on %zu build (%u by the probe)",
+					    " on %zu builds (%u by the probe)", distinct), distinct, probes);
+	} else {
+		ab_buf_printf(out, ngettext("%u build tested (%u by the probe)",
+					    "%u builds tested (%u by the probe)", b->tested), b->tested,
+			      probes);
+	}
 	ab_buf_printf(out, _(", %u skipped, %u unavailable, "), skipped, unavailable);
 	ab_buf_printf(out, ngettext("out of %zu build in the index.\n",
 				    "out of %zu builds in the index.\n", b->index->nbuilds),
@@ -730,7 +640,7 @@ char *ab_report_text(const ab_bisect *b)
 
 	text_headline(&out, b, lo, hi);
 	if (b->flaky) {
-		flaky_text(&out, b, esc_term);
+		ab_report_flaky_text(&out, b, esc_term);
 		ab_buf_puts(&out, "\n");
 	}
 	if (ab_bisect_bounds_failed(b)) {
@@ -915,7 +825,7 @@ char *ab_report_markdown(const ab_bisect *b)
 	md_middle(&out, b, lo, hi, fix, found);
 	if (b->flaky) {
 		ab_buf_puts(&out, "\n");
-		flaky_text(&out, b, ab_esc_md_to);
+		ab_report_flaky_text(&out, b, ab_esc_md_to);
 	}
 	ab_buf_printf(&out, "\n### %s\n\n| # | %s | %s | %s |\n|---|---|---|---|\n", _("Steps"),
 		      _("build"), _("verdict"), _("by"));
@@ -955,9 +865,16 @@ char *ab_report_markdown(const ab_bisect *b)
 	{
 		char *src = md(b->index->source_url);
 
-		ab_buf_printf(&out, _("Found with artbisect %s over %s (%zu builds, %u tested)%s.\n"),
-			      PACKAGE_VERSION, src, b->index->nbuilds, b->tested,
-			      fix ? _(", looking for the fix") : "");
+		size_t distinct = ab_bisect_builds_tested(b);
+
+		if (distinct < b->tested)
+			ab_buf_printf(&out, _("Found with artbisect %s over %s (%zu builds, %zu tested in %u runs)%s.\n"),
+				      PACKAGE_VERSION, src, b->index->nbuilds, distinct, b->tested,
+				      fix ? _(", looking for the fix") : "");
+		else
+			ab_buf_printf(&out, _("Found with artbisect %s over %s (%zu builds, %u tested)%s.\n"),
+				      PACKAGE_VERSION, src, b->index->nbuilds, b->tested,
+				      fix ? _(", looking for the fix") : "");
 		free(src);
 	}
 	{

@@ -562,7 +562,11 @@ char *ab_report_html(const ab_bisect *b)
 	ab_buf_puts(&out, "<code>");
 	esc(&out, b->index->source_url);
 	ab_buf_printf(&out, "</code> (");
-	ab_buf_printf(&out, _("%zu builds, %u tested"), b->index->nbuilds, b->tested);
+	if (ab_bisect_builds_tested(b) < b->tested)
+		ab_buf_printf(&out, _("%zu builds, %zu tested in %u runs"), b->index->nbuilds,
+			      ab_bisect_builds_tested(b), b->tested);
+	else
+		ab_buf_printf(&out, _("%zu builds, %u tested"), b->index->nbuilds, b->tested);
 	ab_buf_printf(&out, ")%s.</p>\n</body>\n</html>\n", fix ? _(", looking for the fix") : "");
 	return ab_buf_steal(&out);
 }

@@ -1,0 +1,119 @@
+/* report_flaky.c - see report_flaky.h: the flaky model's answer in the
+ * reports. */
+#include "config.h"
+#include <stdlib.h>
+#include "base/i18n.h"
+#include "bisect/report_flaky.h"
+#include "engine/flaky.h"
+
+/* A build's runs: the model also counts the verdicts the range was
+ * given with (a pass on the old end, a failure on the new), which are
+ * no runs. */
+static void run_counts(const ab_bisect *b, size_t i, unsigned *f, unsigned *p)
+{
+	ab_flaky_counts(b->flaky, i, f, p);
+	if (i == b->old_end && *p > 0)
+		(*p)--;
+	if (i == b->new_end && *f > 0)
+		(*f)--;
+}
+
+/* The builds with runs, in index order, into *out (freed by the caller);
+ * how many. */
+static size_t builds_with_runs(const ab_bisect *b, size_t **out)
+{
+	size_t i, n = 0;
+
+	*out = ab_xcalloc(b->index->nbuilds, sizeof **out);
+	for (i = 0; i < b->index->nbuilds; i++) {
+		unsigned f, p;
+
+		run_counts(b, i, &f, &p);
+		if (f + p)
+			(*out)[n++] = i;
+	}
+	return n;
+}
+
+json_t *ab_report_flaky_json(const ab_bisect *b)
+{
+	size_t ranked[5], *with_runs, n, i, lo, hi;
+	double p[5], before, after, best = ab_flaky_best_range(b->flaky, &lo, &hi);
+	json_t *o = json_object(), *r = json_array(), *c = json_array();
+
+	n = ab_flaky_ranked(b->flaky, ranked, p, 5);
+	for (i = 0; i < n; i++)
+		json_array_append_new(r, json_pack("{s:s, s:f}", "id", b->index->builds[ranked[i]].id,
+						   "probability", p[i]));
+	n = builds_with_runs(b, &with_runs);
+	for (i = 0; i < n; i++) {
+		unsigned f, ps;
+
+		run_counts(b, with_runs[i], &f, &ps);
+		json_array_append_new(c, json_pack("{s:s, s:I, s:I}", "id", b->index->builds[with_runs[i]].id,
+						   "fails", (json_int_t)f, "passes", (json_int_t)ps));
+	}
+	free(with_runs);
+	ab_flaky_rates(b->flaky, &before, &after);
+	json_object_set_new(o, "culprit", json_string(b->index->builds[hi].id));
+	json_object_set_new(o, "probability", json_real(best));
+	json_object_set_new(o, "confidence", json_real(b->opt.confidence > 0 ? b->opt.confidence : 0.95));
+	json_object_set_new(o, "switched", json_boolean(b->switched));
+	json_object_set_new(o, "ranked", r);
+	json_object_set_new(o, "fail_rate_before", json_real(before));
+	json_object_set_new(o, "fail_rate_after", json_real(after));
+	json_object_set_new(o, "runs", c);
+	json_object_set_new(o, "probes", json_integer(ab_flaky_probes(b->flaky)));
+	return o;
+}
+
+/* The builds with runs and their counts, in index order, a few to a
+ * line; at most RUNS_SHOWN of them, those nearest culprit hi. */
+#define RUNS_SHOWN 40
+static void runs_text(ab_buf *out, const ab_bisect *b, size_t hi, ab_esc_fn esc)
+{
+	size_t *with_runs, n = builds_with_runs(b, &with_runs), from = 0, to, i;
+
+	while (from + RUNS_SHOWN < n && with_runs[from + RUNS_SHOWN / 2] < hi)
+		from++;
+	to = from + RUNS_SHOWN < n ? from + RUNS_SHOWN : n;
+	ab_buf_puts(out, _("Runs (failed/passed):"));
+	if (from > 0)
+		ab_buf_puts(out, " ...");
+	for (i = from; i < to; i++) {
+		unsigned f, ps;
+
+		run_counts(b, with_runs[i], &f, &ps);
+		ab_buf_puts(out, (i - from) % 6 == 0 ? "\n  " : "  ");
+		esc(out, b->index->builds[with_runs[i]].id);
+		ab_buf_printf(out, " %u/%u", f, ps);
+	}
+	ab_buf_puts(out, to < n ? "  ...\n" : "\n");
+	free(with_runs);
+}
+
+void ab_report_flaky_text(ab_buf *out, const ab_bisect *b, ab_esc_fn esc)
+{
+	size_t ranked[5], n, i, lo, hi;
+	double p[5], before, after, best = ab_flaky_best_range(b->flaky, &lo, &hi);
+
+	ab_buf_puts(out, b->switched ? _("Flaky verdicts (a build was judged both good and bad): the answer is weighed by probability.\n")
+				     : _("Flaky mode (--flaky): the answer is weighed by probability.\n"));
+	ab_buf_puts(out, _("Most likely first bad build: "));
+	esc(out, b->index->builds[hi].id);
+	ab_buf_printf(out, _(" (probability %.3f"), best);
+	n = ab_flaky_ranked(b->flaky, ranked, p, 5);
+	for (i = 0; i < n; i++) {
+		/* What would print as 0.000 says nothing. */
+		if (ranked[i] == hi || p[i] < 0.0005)
+			continue;
+		ab_buf_puts(out, _("; then "));
+		esc(out, b->index->builds[ranked[i]].id);
+		ab_buf_printf(out, " %.3f", p[i]);
+	}
+	ab_buf_puts(out, ").\n");
+	ab_flaky_rates(b->flaky, &before, &after);
+	ab_buf_printf(out, _("Estimated failure rate: %.2f before it, %.2f from it on (%u probe runs).\n"),
+		      before, after, ab_flaky_probes(b->flaky));
+	runs_text(out, b, hi, esc);
+}

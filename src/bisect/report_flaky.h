@@ -1,0 +1,25 @@
+/* report_flaky.h - the flaky model's part of the report.
+ *
+ * Owns how the model's answer is told: the culprit with its
+ * probability and the next most likely builds, the estimated failure
+ * rates and each build's failed/passed runs, as the JSON report's
+ * "flaky" object and as lines of the text and Markdown reports. Only
+ * for a bisection under the model (b->flaky set); never prints.
+ */
+#ifndef AB_REPORT_FLAKY_H
+#define AB_REPORT_FLAKY_H
+
+#include <jansson.h>
+#include "bisect/bisect.h"
+#include "base/util.h"
+
+/* Appends s to out with the escapes of the report's form. */
+typedef void (*ab_esc_fn)(ab_buf *out, const char *s);
+
+/* The report's "flaky" object. Caller json_decref()s it. */
+json_t *ab_report_flaky_json(const ab_bisect *b);
+
+/* The model's answer in words, ids through esc. */
+void ab_report_flaky_text(ab_buf *out, const ab_bisect *b, ab_esc_fn esc);
+
+#endif
