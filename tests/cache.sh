@@ -31,6 +31,15 @@ like "$OUT" "entries?, .* in $T/cache" "cache list ends with the total"
 listed=$OUT
 run "$ARTBISECT" --cache-dir "$T/cache" cache list
 is "$RC/$OUT" "0/$listed" "--cache-dir before 'cache': the same list"
+# Without --cache-dir, the cache a run would use: the cache-dir setting.
+run env ARTBISECT_CACHE_DIR="$T/cache" "$ARTBISECT" cache list
+is "$RC/$OUT" "0/$listed" "cache list without --cache-dir: ARTBISECT_CACHE_DIR's cache"
+echo "cache-dir = $T/cache" > "$T/cache.conf"
+run env ARTBISECT_CONFIG="$T/cache.conf" "$ARTBISECT" cache list
+is "$RC/$OUT" "0/$listed" "cache list without --cache-dir: the config file's cache-dir"
+echo "jobs = 0" > "$T/bad.conf"
+run env ARTBISECT_CONFIG="$T/bad.conf" "$ARTBISECT" cache list
+like "$RC/$ERR" "^2/.*bad.conf, line 1: jobs" "cache list: a bad config file is bad usage, as for a run"
 
 # Without a cap worth speaking of, a second run downloads nothing.
 # The report counts the artifact bytes that came over the network: all

@@ -103,6 +103,9 @@ if [ -f /usr/share/bash-completion/bash_completion ]; then
 		"b0020 b0021 b0022 b0023 b0024 b0025 b0026 b0027 b0028 b0029 " "bash: bad completes ids from the session"
 	is "$(complete_bash artbisect --work-dir "$T/w" --index "$BASE/index.json" --bad b0029 | tr '\n' ' ')" \
 		"b0029 " "bash: --bad completes from the session, whatever --index says"
+	is "$(ARTBISECT_WORK_DIR="$T/w" complete_bash artbisect good b001 | tr '\n' ' ')" \
+		"b0010 b0011 b0012 b0013 b0014 b0015 b0016 b0017 b0018 b0019 " \
+		"bash: ids from the session of the work-dir setting (ARTBISECT_WORK_DIR)"
 	is "$(grep -c . "$T/server.log" || true)" 0 "completion made no request to the farm"
 	is "$(complete_bash artbisect --work-dir "$T/none" --index "$BASE/index.json" --good b00 | grep -c . || true)" 0 \
 		"no session and a remote index: nothing offered"

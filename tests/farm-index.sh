@@ -85,10 +85,13 @@ for srv in $(farm_servers); do
 		"$srv: mainline: the index run downloads packages and reads no listing"
 
 	# koji
-	run timeout 120 "$ARTBISECT" index --farm koji --package kernel-core \
-		--output "$T/$srv-koji.idx.json" "$U/koji/$KP"
+	# (with the cache of the cache-dir setting, as a run would take it)
+	run timeout 120 env ARTBISECT_CACHE_DIR="$T/$srv-koji-cache" "$ARTBISECT" index --farm koji \
+		--package kernel-core --output "$T/$srv-koji.idx.json" "$U/koji/$KP"
 	is "$RC" 0 "$srv: artbisect index URL (koji): exit 0"
 	[ "$RC" = 0 ] || diag "$ERR"
+	like "$(ls "$T/$srv-koji-cache/sha256" 2>/dev/null | grep -c .)" '^[1-9]' \
+		"$srv: koji: the packages were verified in ARTBISECT_CACHE_DIR's cache"
 	is "$(check_index "$T/$srv-koji.idx.json")" "" "$srv: koji: an index v1, every build with absolute URLs and SHA-256s"
 	: >"$LOG"
 	farm_bisect "$srv-koji-idx" --index "$T/$srv-koji.idx.json" --probe "$T/core.probe"

@@ -892,4 +892,6 @@ void ab_cli_usage(ab_cmd cmd, FILE *out)
 			"               write an index for the packages and archives in PATHs\n"
 			"  cache list|clean [--cache-dir DIR] [--older-than DAYS]\n"
 			"               show or empty the download cache\n"), out);
+	if (cmd == AB_CMD_BISECT)
+		fputs(_("  help [COMMAND]  what COMMAND takes, as COMMAND --help\n"), out);
 }

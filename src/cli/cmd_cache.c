@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "net/cache.h"
+#include "cli/cli.h"
 #include "cli/cmd_cache.h"
 #include "base/error.h"
 #include "base/escape.h"
@@ -115,7 +116,20 @@ int ab_cmd_cache(int argc, char **argv)
 		return AB_EXIT_USAGE;
 	}
 	action = argv[optind];
-	dir = dir_arg ? ab_xstrdup(dir_arg) : ab_default_cache_dir();
+	if (dir_arg) {
+		dir = ab_xstrdup(dir_arg);
+	} else {
+		/* The cache the runs use: cache-dir in the config file or
+		 * ARTBISECT_CACHE_DIR, else the default. */
+		ab_cli settings;
+
+		if (ab_cli_init(&settings, AB_CMD_START) < 0) {
+			ab_cli_free(&settings);
+			return AB_EXIT_USAGE;
+		}
+		dir = settings.cache_dir ? ab_xstrdup(settings.cache_dir) : ab_default_cache_dir();
+		ab_cli_free(&settings);
+	}
 	if (access(dir, F_OK) != 0) {
 		/* nothing to list or clean; a mistyped --cache-dir makes nothing */
 		char *d = ab_esc_term(dir);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli/cli.h"
 #include "cli/cmd_bisect.h"
 #include "cli/cmd_complete.h"
 #include "index/index.h"
@@ -63,7 +64,17 @@ int ab_cmd_complete_ids(int argc, char **argv)
 	}
 	if (optind < argc)
 		prefix = argv[optind];
-	work_dir = work_arg ? ab_xstrdup(work_arg) : ab_default_work_dir();
+	if (work_arg) {
+		work_dir = ab_xstrdup(work_arg);
+	} else {
+		/* work-dir in the config file or ARTBISECT_WORK_DIR, as the
+		 * session commands take it (a bad setting: the default). */
+		ab_cli settings;
+
+		work_dir = ab_cli_init(&settings, AB_CMD_STATUS) == 0 && settings.work_dir
+			   ? ab_xstrdup(settings.work_dir) : ab_default_work_dir();
+		ab_cli_free(&settings);
+	}
 	idx = ids_source(work_dir, index_arg);
 	free(work_dir);
 	if (!idx)

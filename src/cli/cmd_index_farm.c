@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "net/cache.h"
+#include "cli/cli.h"
 #include "cli/cmd_cache.h"
 #include "cli/cmd_index_farm.h"
 #include "base/digest.h"
@@ -149,6 +150,7 @@ static int parse_args(int argc, char **argv, args *a)
 int ab_cmd_index_farm(int argc, char **argv)
 {
 	args a;
+	ab_cli settings;
 	ab_farm_options *o = &a.o;
 	ab_rpm_keyring *rkr = NULL;
 	ab_cache *cache = NULL;
@@ -161,6 +163,16 @@ int ab_cmd_index_farm(int argc, char **argv)
 	status = parse_args(argc, argv, &a);
 	if (status)
 		return status - 1;
+	/* cache-dir and cacert from the config file or ARTBISECT_*, as for
+	 * a run, unless given here. */
+	if (ab_cli_init(&settings, AB_CMD_START) < 0) {
+		ab_cli_free(&settings);
+		return AB_EXIT_USAGE;
+	}
+	if (!a.cache_dir)
+		a.cache_dir = settings.cache_dir;
+	if (!a.fopt.cacert)
+		a.fopt.cacert = settings.cacert;
 	ab_digest_init();
 	if (ab_rpm_init(&err) < 0)
 		goto fail;
@@ -200,5 +212,6 @@ out:
 	free(cache_dir);
 	ab_rpm_keyring_free(rkr);
 	ab_rpm_cleanup();
+	ab_cli_free(&settings);
 	return status;
 }

@@ -72,6 +72,34 @@ static int finish_output(int rc)
 	return rc == 0 || rc == 1 ? AB_EXIT_FAILURE : rc;
 }
 
+/* `artbisect help [COMMAND [WORD...]]`: what `artbisect COMMAND --help
+ * [WORD...]` prints, for index and cache too; an unknown COMMAND is bad
+ * usage, as `artbisect COMMAND` would be. */
+static int help_command(int argc, char **argv)
+{
+	int c = argc > 2 && strcmp(argv[2], "help") ? ab_cli_command(argv[2]) : 0;
+	char **v;
+	int i, rc;
+
+	if (argc > 2 && (!strcmp(argv[2], "index") || !strcmp(argv[2], "cache"))) {
+		/* argv[2], "--help", then the words after it ("help index URL"). */
+		v = ab_xcalloc((size_t)argc, sizeof *v);
+		v[0] = argv[2];
+		v[1] = "--help";
+		for (i = 3; i < argc; i++)
+			v[i - 1] = argv[i];
+		rc = !strcmp(argv[2], "index") ? ab_cmd_index(argc - 1, v) : ab_cmd_cache(argc - 1, v);
+		free(v);
+		return rc;
+	}
+	if (c < 0) {
+		ab_message(_("unknown command '%s' (see artbisect --help)"), argv[2]);
+		return AB_EXIT_USAGE;
+	}
+	ab_cli_usage((ab_cmd)c, stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	ab_cli cli;
@@ -93,14 +121,11 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], AB_UNPACK_HELPER_ARG))
 		return ab_unpack_helper_main(argc, argv);
 	if ((rc = run_tool_command(argc, argv)) >= 0)
-		return rc;
+		return finish_output(rc);
 	if (argc > 1 && !strcmp(argv[1], "__complete-ids"))
 		return ab_cmd_complete_ids(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "help")) {
-		int c = argc > 2 ? ab_cli_command(argv[2]) : -1;
-		ab_cli_usage(c > 0 ? (ab_cmd)c : AB_CMD_BISECT, stdout);
-		return finish_output(0);
-	}
+	if (argc > 1 && !strcmp(argv[1], "help"))
+		return finish_output(help_command(argc, argv));
 	pos = ab_cli_find_command(argc, argv);
 	if (pos > 0) {
 		cmd = (ab_cmd)ab_cli_command(argv[pos]);
