@@ -403,7 +403,7 @@ static int write_report_file(const ctx *c, const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
 	int e = f ? 0 : errno;
-	char *run, *q;
+	char *run, *q, *abs;
 
 	if (f && fputs(text, f) < 0)
 		e = errno ? errno : EIO;
@@ -412,7 +412,10 @@ static int write_report_file(const ctx *c, const char *path, const char *text)
 	if (!e)
 		return 0;
 	run = ctx_hint_command(c, "run");
-	q = ab_shell_quote(path);
+	/* By its absolute path: the command may be pasted elsewhere. */
+	abs = ab_cli_absolute_path(path);
+	q = ab_shell_quote(abs ? abs : path);
+	free(abs);
 	ab_message(_("cannot write the report to %s: %s; once that is fixed, %s --report %s writes it again"),
 		   path, strerror(e), run, q);
 	free(q);
