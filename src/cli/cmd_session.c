@@ -604,8 +604,12 @@ static int remove_kernels(ctx *c)
 	size_t i;
 
 	c->sess = ab_session_load(c->work_dir, &c->err);
-	if (!c->sess)
-		return -1;
+	if (!c->sess) {
+		/* A session file that cannot be read names no kernels: it is
+		 * removed all the same, as its error message says. */
+		ab_error_clear(&c->err);
+		return 0;
+	}
 	if (!c->sess->nkernels)
 		return 0;
 	if (ctx_session_cli(c) < 0) {
