@@ -105,5 +105,8 @@ int main(void)
 	check(ab_shell_quote("a\xc2\x9b" "b\xc2\xa0"), "$'a\\xc2\\x9bb\xc2\xa0'",
 	      "shell: a C1 control as its bytes in $'...', U+00A0 as it is");
 	check(ab_shell_quote("=ls"), "'=ls'", "shell: a leading '=' quoted (zsh expands =cmd)");
+	check(ab_shell_quote("/w d\xc3\xa4"), "'/w d\xc3\xa4'", "shell: UTF-8 as it is in '...'");
+	check(ab_shell_quote("/w\xe4l \xc3\xa4"), "$'/w\\xe4l \xc3\xa4'",
+	      "shell: a byte that is not UTF-8 as \\xHH in $'...', UTF-8 around it as it is");
 	return tap_done();
 }

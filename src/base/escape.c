@@ -246,22 +246,28 @@ char *ab_shell_quote(const char *s)
 	/* zsh expands a word that starts with '=' (=ls is /bin/ls). */
 	if (*s && *s != '=' && strspn(s, safe) == strlen(s))
 		return ab_xstrdup(s);
-	for (p = (const unsigned char *)s; *p; p++)
-		control |= *p < 0x20 || *p == 0x7f || is_c1(p);
+	for (p = (const unsigned char *)s; *p && !control; p += utf8_len(p))
+		control = *p < 0x20 || *p == 0x7f || is_c1(p) || !utf8_len(p);
 	if (control) {
 		/* $'...' keeps a line break on one line, as bash and zsh read
-		 * it, and shows no control to the terminal the line is on. */
+		 * it, and shows no control to the terminal the line is on; a
+		 * byte that is not UTF-8 is written as \xHH too, which the
+		 * terminal cannot turn into another character. */
 		ab_buf_puts(&b, "$'");
 		for (p = (const unsigned char *)s; *p; p++) {
+			size_t n = utf8_len(p);
+
 			if (*p == '\\' || *p == '\'')
 				ab_buf_printf(&b, "\\%c", *p);
-			else if (*p < 0x20 || *p == 0x7f)
+			else if (*p < 0x20 || *p == 0x7f || !n)
 				ab_buf_printf(&b, "\\x%02x", *p);
 			else if (is_c1(p)) {
 				ab_buf_printf(&b, "\\x%02x\\x%02x", p[0], p[1]);
 				p++;
-			} else
-				ab_buf_append(&b, p, 1);
+			} else {
+				ab_buf_append(&b, p, n);
+				p += n - 1;
+			}
 		}
 		ab_buf_puts(&b, "'");
 		return ab_buf_steal(&b);

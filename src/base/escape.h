@@ -60,7 +60,8 @@ int ab_is_object_name(const char *s, size_t n);
 
 /* Quotes s for a POSIX shell when it needs it: as is when it holds only
  * safe characters, else in '...', or $'...' when it holds control
- * characters (so that one line stays one line). Caller frees. */
+ * characters (so that one line stays one line) or bytes that are not
+ * UTF-8 (so that what is pasted is what was meant). Caller frees. */
 char *ab_shell_quote(const char *s);
 
 #endif

@@ -117,21 +117,25 @@ static int stray_line(const char *command, char **w)
 	return 0;
 }
 
-/* command with its first word w replaced by the file there, or NULL
- * when there is no such file. */
+/* command with its first word w replaced by the file there, quoted for
+ * the /bin/sh that runs the probe (the directory may hold a space), or
+ * NULL when there is no such file, or it takes bash's $'...' to say. */
 static char *meant_command(const char *command, const char *w, const char *cwd)
 {
-	char *there, *fixed;
+	char *there, *q, *fixed;
 
 	if (!cwd)
 		return NULL;
 	there = ab_path_join(cwd, w + 2 * !strncmp(w, "./", 2));
-	if (access(there, F_OK) != 0) {
+	q = ab_shell_quote(there);
+	if (q[0] == '$' || access(there, F_OK) != 0) {
+		free(q);
 		free(there);
 		return NULL;
 	}
-	fixed = ab_xasprintf("%s%s", there, strstr(command, w) + strlen(w));
 	free(there);
+	fixed = ab_xasprintf("%s%s", q, strstr(command, w) + strlen(w));
+	free(q);
 	return fixed;
 }
 

@@ -211,9 +211,12 @@ ab_session *ab_session_load(const char *work_dir, ab_error *err)
 	    !json_is_string(json_array_get(argv, 0)) ||
 	    strcmp(json_string_value(json_array_get(argv, 0)), "start") || !json_is_array(steps) ||
 	    !str_field(root, "good") || !str_field(root, "bad") || !str_field(root, "result")) {
+		char *q = ab_shell_quote(work_dir);
+
 		ab_error_set(err, AB_EXIT_FAILURE,
-			     _("%s: not a session file this version can read (%s); 'artbisect reset' removes it"),
-			     path, root ? _("fields missing") : jerr.text);
+			     _("%s: not a session file this version can read (%s); 'artbisect reset --work-dir %s' removes it"),
+			     path, root ? _("fields missing") : jerr.text, q);
+		free(q);
 		goto out;
 	}
 	s = ab_xcalloc(1, sizeof *s);
@@ -247,8 +250,12 @@ ab_session *ab_session_load(const char *work_dir, ab_error *err)
 
 		if (!id || !verdict || !by || term_from_name(verdict, &t) < 0 ||
 		    by_from_name(by, &b) < 0) {
-			ab_error_set(err, AB_EXIT_FAILURE, _("%s: step %zu is damaged; 'artbisect reset' removes the session"),
-				     path, i + 1);
+			char *q = ab_shell_quote(work_dir);
+
+			ab_error_set(err, AB_EXIT_FAILURE,
+				     _("%s: step %zu is damaged; 'artbisect reset --work-dir %s' removes the session"),
+				     path, i + 1, q);
+			free(q);
 			ab_session_free(s);
 			s = NULL;
 			goto out;

@@ -49,12 +49,16 @@ char *ctx_hint_command(const ctx *c, const char *word)
 	return s;
 }
 
+static const char *argv_value(char **argv, const char *opt);
+
 /* Where the session is kept, and the command that goes on with it:
  * after a probe that could not run, with the probe it meant, or none
- * (the saved one would stop again). */
+ * (the saved one would stop again); with a probe this command was
+ * given instead of the saved one, that probe (run keeps the saved). */
 static void say_kept(const ctx *c)
 {
 	char *run = ctx_hint_command(c, "run");
+	const char *saved = c->sess ? argv_value(c->sess->argv, "--probe") : NULL;
 
 	if (c->b && c->b->probe_fix) {
 		char *q = ab_shell_quote(c->b->probe_fix);
@@ -65,6 +69,12 @@ static void say_kept(const ctx *c)
 	} else if (c->b && c->b->probe_unrunnable) {
 		fprintf(stderr, _("The session is kept in %s; to go on, give %s a --probe that runs.\n"),
 			c->work_dir, run);
+	} else if (c->cli->probe && (!saved || strcmp(saved, c->cli->probe))) {
+		char *q = ab_shell_quote(c->cli->probe);
+
+		fprintf(stderr, _("The session is kept in %s; to go on: %s --probe %s\n"), c->work_dir,
+			run, q);
+		free(q);
 	} else {
 		fprintf(stderr, _("The session is kept in %s; to go on: %s\n"), c->work_dir, run);
 	}
@@ -406,7 +416,7 @@ static int write_report_file(const ctx *c, const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
 	int e = f ? 0 : errno;
-	char *run, *q;
+	char *run, *q, *abs;
 
 	if (f && fputs(text, f) < 0)
 		e = errno ? errno : EIO;
@@ -415,7 +425,10 @@ static int write_report_file(const ctx *c, const char *path, const char *text)
 	if (!e)
 		return 0;
 	run = ctx_hint_command(c, "run");
-	q = ab_shell_quote(path);
+	/* By its absolute path: the command may be pasted elsewhere. */
+	abs = ab_cli_absolute_path(path);
+	q = ab_shell_quote(abs ? abs : path);
+	free(abs);
 	ab_message(_("cannot write the report to %s: %s; once that is fixed, %s --report %s writes it again"),
 		   path, strerror(e), run, q);
 	free(q);

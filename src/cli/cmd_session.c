@@ -43,8 +43,12 @@ static int run_installed_step(ctx *c)
 			free(rel);
 		}
 	} else if (!c->cli->probe) {
-		ab_error_set(&c->err, AB_EXIT_USAGE, "%s",
-			     _("run needs --probe to judge the running kernel (or type artbisect good or bad)"));
+		char *good = ctx_hint_command(c, "good"), *bad = ctx_hint_command(c, "bad");
+
+		ab_error_set(&c->err, AB_EXIT_USAGE,
+			     _("run needs --probe to judge the running kernel (or type %s or %s)"), good, bad);
+		free(good);
+		free(bad);
 		free(release);
 		free(running);
 		free(root);
@@ -237,10 +241,9 @@ static int install_on_system(ctx *c, size_t idx, const char *artifacts)
 	return rc;
 }
 
-/* After a Ctrl-C while the next build was being made ready: the
- * verdicts are kept, and 'start' with the session's own options (its
- * index, ends, farm and cache settings) goes on with it. */
-static void say_start_again(const ctx *c)
+/* 'start' with the session's own options (its index, ends, farm and
+ * cache settings): it makes the next build ready. Caller frees. */
+static char *start_again_command(const ctx *c)
 {
 	char *cmd = ctx_hint_command(c, "start");
 	ab_buf b = {0};
@@ -252,8 +255,17 @@ static void say_start_again(const ctx *c)
 		ab_buf_printf(&b, " %s", q);
 		free(q);
 	}
-	fprintf(stderr, _("The session is kept in %s; to go on: %s\n"), c->work_dir, b.data);
-	ab_buf_free(&b);
+	free(cmd);
+	return ab_buf_steal(&b);
+}
+
+/* After a Ctrl-C while the next build was being made ready: the
+ * verdicts are kept, and 'start' goes on with them. */
+static void say_start_again(const ctx *c)
+{
+	char *cmd = start_again_command(c);
+
+	fprintf(stderr, _("The session is kept in %s; to go on: %s\n"), c->work_dir, cmd);
 	free(cmd);
 }
 
@@ -356,10 +368,16 @@ int ab_cmd_verdict(ab_cli *cli, int argc, char **argv)
 	} else if (c.has_current) {
 		pos = (ssize_t)c.current;
 	} else {
-		ab_error_set(&c.err, AB_EXIT_USAGE,
-			     _("no build is waiting for a verdict; name one (artbisect %s ID), or 'artbisect start' prepares the next"),
-			     ab_term_name(t));
-		status = ctx_fail(&c);
+		/* Said here, not through c.err: the start command with all
+		 * the session's options may be longer than an error holds. */
+		char *verdict = ctx_hint_command(&c, ab_term_name(t)), *start = start_again_command(&c);
+
+		ab_progress_flush(&c.prog);
+		ab_message(_("no build is waiting for a verdict; name one (%s ID), or '%s' prepares the next"),
+			   verdict, start);
+		free(verdict);
+		free(start);
+		status = AB_EXIT_USAGE;
 		goto out;
 	}
 	if (ab_bisect_record(c.b, (size_t)pos, t, AB_BY_USER, 0, -1, NULL) != AB_ENGINE_OK) {
@@ -604,8 +622,12 @@ static int remove_kernels(ctx *c)
 	size_t i;
 
 	c->sess = ab_session_load(c->work_dir, &c->err);
-	if (!c->sess)
-		return -1;
+	if (!c->sess) {
+		/* A session file that cannot be read names no kernels: it is
+		 * removed all the same, as its error message says. */
+		ab_error_clear(&c->err);
+		return 0;
+	}
 	if (!c->sess->nkernels)
 		return 0;
 	if (ctx_session_cli(c) < 0) {
