@@ -4,8 +4,9 @@
 # refused with a reason; a full disk (a 12 MB tmpfs, where one can be
 # mounted) gives exit 3 with a reason and a session that still resumes,
 # or the right answer; a report that cannot reach standard output
-# (/dev/full) gives exit 3 and a command that prints it again, and a
-# Ctrl-C while it fills a pipe does not cut it short.
+# (/dev/full, a closed pipe) gives exit 3 and a command that prints it
+# again, a Ctrl-C while it fills a pipe does not cut it short, and a log
+# pipe closed mid-run does not stop the run.
 set -u
 . "${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/lib.sh"
 
@@ -104,6 +105,37 @@ run env COUNTER="$T/cnt" "$PYTHON3" "$TESTS_SRCDIR/report-pipe.py" "$T/pipe.out"
 	--cache-dir "$T/cpipe" --work-dir "$T/wpipe"
 is "$OUT" "$(printf 'blocked\n0')" "two Ctrl-Cs while the report fills a pipe: exit 0"
 is "$(json_get "$T/pipe.out" first_new.id)" b0037 "the whole report came through"
+
+# A reader that goes away: the report's pipe closed gives exit 3 and the
+# hint (not death by SIGPIPE); a log pipe on standard error closed in
+# the middle of the run does not stop it; the probe still gets SIGPIPE.
+"$ARTBISECT" --index "$T/f64/index.json" --probe ./usr/bin/app --json --quiet \
+	--cache-dir "$T/cfull" --work-dir "$T/wclosed" 2> "$T/closed.err" | true
+is "${PIPESTATUS[0]}" 3 "the report's reader gone: exit 3, not killed by SIGPIPE"
+like "$(cat "$T/closed.err")" 'cannot write the report to standard output: Broken pipe; once that is fixed, .* prints it again$' \
+	"and the message says so"
+cat > "$T/sigpipe-probe.sh" <<'EOF'
+#!/bin/sh
+sleep 0.2
+grep '^SigIgn:' /proc/self/status >> "$SIGLOG"
+exec ./usr/bin/app >/dev/null 2>&1
+EOF
+chmod +x "$T/sigpipe-probe.sh"
+run env SIGLOG="$T/sig.log" "$PYTHON3" -c '
+import subprocess, sys
+p = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                     stdout=open(sys.argv[1], "wb"))
+p.stderr.readline()     # the first line of the log, then the log is gone
+p.stderr.close()
+sys.exit(p.wait())' "$T/logpipe.json" "$ARTBISECT" --index "$T/f64/index.json" \
+	--probe "$T/sigpipe-probe.sh" --json --cache-dir "$T/cfull" --work-dir "$T/wlog"
+is "$RC/$(json_get "$T/logpipe.json" first_new.id)" 0/b0037 "the log's reader gone mid-run: the run goes on to its answer"
+ignored=0
+while read -r _ mask; do
+	[ $(( 0x$mask & 0x1000 )) = 0 ] || ignored=1	# bit 13 - 1: SIGPIPE
+done < "$T/sig.log"
+ok "the probe ran and said its signal mask" test -s "$T/sig.log"
+is "$ignored" 0 "the probe runs with SIGPIPE at its default"
 
 # A full disk.
 mkdir -p "$T/small"

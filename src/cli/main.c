@@ -1,6 +1,7 @@
 /* main.c - picks the subcommand, parses the command line, dispatches. */
 #include "config.h"
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,12 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], AB_UNPACK_HELPER_ARG))
 		return ab_unpack_helper_main(argc, argv);
+	/* A reader that went away (a log pipe, gpg dying) must not kill a
+	 * run in the middle of a probe: a write then fails with EPIPE, and
+	 * standard output is checked at the end. Children get the default
+	 * back (probe.c, prompt.c, sysinstall.c, openpgp.c; rpm does it for
+	 * scriptlets). */
+	signal(SIGPIPE, SIG_IGN);
 	if ((rc = run_tool_command(argc, argv)) >= 0)
 		return finish_output(rc);
 	if (argc > 1 && !strcmp(argv[1], "__complete-ids"))

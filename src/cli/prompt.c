@@ -2,6 +2,7 @@
 #include "config.h"
 #include <ctype.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -73,6 +74,7 @@ static void run_shell(const ab_build *bd, const char *root)
 		env[out++] = ab_xasprintf("%s%s", ours[3], bd->version);
 	pid = fork();
 	if (pid == 0) {
+		signal(SIGPIPE, SIG_DFL);	/* main.c ignores it */
 		if (chdir(root) < 0)
 			_exit(127);
 		execle(sh, sh, (char *)NULL, env);

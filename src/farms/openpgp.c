@@ -20,6 +20,7 @@
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -81,6 +82,8 @@ static void kill_daemons(const char *home)
 {
 	const char *gpgconf = gpgme_get_dirinfo("gpgconf-name");
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t pipe_sig;
 	char *argv[] = { (char *)"gpgconf", (char *)"--homedir", (char *)home, (char *)"--kill",
 			 (char *)"all", NULL };
 	pid_t pid;
@@ -93,9 +96,15 @@ static void kill_daemons(const char *home)
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (posix_spawn(&pid, gpgconf, &fa, NULL, argv, environ) == 0)
+	posix_spawnattr_init(&attr);	/* SIGPIPE back to its default (main.c) */
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);
+	posix_spawnattr_setsigdefault(&attr, &pipe_sig);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+	if (posix_spawn(&pid, gpgconf, &fa, &attr, argv, environ) == 0)
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
+	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 }
 

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -54,6 +55,8 @@ static int run_tool(char *const argv[], char **said)
 	char tmpl[] = "/tmp/artbisect-tool.XXXXXX";
 	int fd = mkstemp(tmpl), status = -1;
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t pipe_sig;
 	pid_t pid;
 
 	*said = NULL;
@@ -64,12 +67,19 @@ static int run_tool(char *const argv[], char **said)
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, fd, 1);
 	posix_spawn_file_actions_adddup2(&fa, fd, 2);
-	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) == 0) {
+	/* The tools get SIGPIPE back (main.c ignores it). */
+	posix_spawnattr_init(&attr);
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);
+	posix_spawnattr_setsigdefault(&attr, &pipe_sig);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+	if (posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ) == 0) {
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 		status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	}
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
 	{
 		char buf[4096];
 		ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
