@@ -411,8 +411,15 @@ int ab_session_lock(const char *work_dir, ab_error *err)
 	p = ab_path_join(work_dir, LOCK_FILE);
 	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		ab_error_set(err, AB_EXIT_FAILURE, _("work directory %s is not writable: %s"),
-			     work_dir, strerror(errno));
+		int e = errno;
+
+		/* A directory of ours may hold a lock another user left (a
+		 * run as root): then the lock is what to name. */
+		if (access(work_dir, W_OK) == 0)
+			ab_error_set(err, AB_EXIT_FAILURE, _("%s is not writable: %s"), p, strerror(e));
+		else
+			ab_error_set(err, AB_EXIT_FAILURE, _("work directory %s is not writable: %s"),
+				     work_dir, strerror(e));
 		free(p);
 		return -1;
 	}

@@ -320,6 +320,18 @@ static int prepare_and_say(ctx *c)
 	return 0;
 }
 
+/* --install system on this machine takes root (rpm or dpkg on /, the
+ * boot loader's one-shot tool): refused before anything is downloaded,
+ * rather than every build turning out unavailable. -1 with err. */
+static int system_needs_root(ctx *c)
+{
+	if (!c->cli->install_system || c->cli->system_root || geteuid() == 0)
+		return 0;
+	ab_error_set(&c->err, AB_EXIT_USAGE, "%s",
+		     _("--install system installs each candidate on this machine, which needs root: run artbisect as root, or give --system-root DIR"));
+	return -1;
+}
+
 int ab_cmd_start(ab_cli *cli, int argc, char **argv)
 {
 	ctx c;
@@ -328,7 +340,9 @@ int ab_cmd_start(ab_cli *cli, int argc, char **argv)
 
 	ctx_begin(&c, cli, argc, argv);
 	ctx_settings(&c);
-	if (ctx_open_new(&c, &good_idx, &bad_idx) < 0) {
+	if (system_needs_root(&c) < 0) {
+		status = ctx_fail(&c);
+	} else if (ctx_open_new(&c, &good_idx, &bad_idx) < 0) {
 		status = ctx_fail(&c);
 		ctx_say_interrupted(&c, status, "start");
 	} else {
@@ -453,7 +467,7 @@ int ab_cmd_replay(ab_cli *cli, int argc, char **argv)
 		goto out;
 	}
 	ctx_settings(&c);
-	if (ctx_rpm(&c) < 0 || ctx_load_index(&c) < 0 ||
+	if (system_needs_root(&c) < 0 || ctx_rpm(&c) < 0 || ctx_load_index(&c) < 0 ||
 	    ctx_resolve(&c, log->good, log->bad, &good_idx, &bad_idx) < 0) {
 		status = ctx_fail(&c);
 		goto out;

@@ -75,17 +75,16 @@ static const char *tmp_dir(void)
 	return t && *t == '/' ? t : "/tmp";
 }
 
-/* gpgconf --homedir HOME --kill all: stops what gpg may have started
- * for home (nothing, with no-autostart, unless the user's own setup
- * started an agent there). Waits for it; its output goes nowhere. */
-static void kill_daemons(const char *home)
+/* gpgconf --homedir HOME WHAT [ARG]; waits for it; its output goes
+ * nowhere. */
+static void gpgconf_run(const char *home, const char *what, const char *arg)
 {
 	const char *gpgconf = gpgme_get_dirinfo("gpgconf-name");
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t pipe_sig;
-	char *argv[] = { (char *)"gpgconf", (char *)"--homedir", (char *)home, (char *)"--kill",
-			 (char *)"all", NULL };
+	char *argv[] = { (char *)"gpgconf", (char *)"--homedir", (char *)home, (char *)what,
+			 (char *)arg, NULL };
 	pid_t pid;
 	int st;
 
@@ -106,6 +105,17 @@ static void kill_daemons(const char *home)
 			;
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
+}
+
+/* Stops what gpg may have started for home (nothing, with no-autostart,
+ * unless the user's own setup started an agent there), then removes the
+ * socket directory gpg makes for a home of its own under
+ * /run/user/UID/gnupg (d.HASH) when the user has that directory, as a
+ * logged-in user does: it would be left there after every run. */
+static void kill_daemons(const char *home)
+{
+	gpgconf_run(home, "--kill", "all");
+	gpgconf_run(home, "--remove-socketdir", NULL);
 }
 
 static int write_file(const char *path, const void *data, size_t len)

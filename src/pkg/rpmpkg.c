@@ -180,6 +180,20 @@ void ab_rpm_keyring_free(ab_rpm_keyring *kr)
 	free(kr);
 }
 
+/* A transaction that never loads rpm's own keyring: without one set,
+ * reading a package opens the database at %_dbpath for its keys, and
+ * Debian's points at ~/.rpmdb, which it makes for a normal user. The
+ * keys that count are set after this (or none: signatures unchecked). */
+static rpmts new_ts(void)
+{
+	rpmts ts = rpmtsCreate();
+	rpmKeyring none = rpmKeyringNew();
+
+	rpmtsSetKeyring(ts, none);
+	rpmKeyringFree(none);
+	return ts;
+}
+
 /* ---- reading ---- */
 
 static FD_t open_package(const char *path, char **reason, ab_error *err)
@@ -249,7 +263,7 @@ static ab_rpm_rc read_info_unlocked(const char *path, ab_pkg_info *info, char **
 	fd = open_package(path, reason, err);
 	if (!fd)
 		return AB_RPM_ERROR;
-	ts = rpmtsCreate();
+	ts = new_ts();
 	/* Facts only: signatures are ab_rpm_verify's business. */
 	rpmtsSetVSFlags(ts, RPMVSF_MASK_NOSIGNATURES | RPMVSF_MASK_NOPAYLOAD);
 	capture_begin();
@@ -394,7 +408,7 @@ static ab_rpm_rc verify_unlocked(const char *path, const ab_rpm_keyring *kr, cha
 	fd = open_package(path, reason, err);
 	if (!fd)
 		return AB_RPM_ERROR;
-	ts = rpmtsCreate();
+	ts = new_ts();
 	if (kr) {
 		rpmtsSetKeyring(ts, kr->keys);
 		rpmtsSetVfyLevel(ts, RPMSIG_SIGNATURE_TYPE | RPMSIG_DIGEST_TYPE);
@@ -402,7 +416,6 @@ static ab_rpm_rc verify_unlocked(const char *path, const ab_rpm_keyring *kr, cha
 	} else {
 		/* No keys given: digests must match, signatures are not
 		 * looked at (nobody said whose to trust). */
-		rpmtsSetKeyring(ts, NULL);
 		rpmtsSetVfyLevel(ts, RPMSIG_DIGEST_TYPE);
 		rpmtsSetVfyFlags(ts, RPMVSF_MASK_NOSIGNATURES);
 	}
