@@ -14,14 +14,7 @@ has_control() { LC_ALL=C grep -q "$(printf '[\001-\010\013\014\016-\037\177]')" 
 
 # A real history: commit i >= 5 is broken; test.sh says so.
 repo="$T/repo"
-git init -q -b main "$repo"
-for i in 0 1 2 3 4 5 6 7; do
-	echo $(( i >= 5 )) > "$repo/state"
-	echo "$i" > "$repo/n"
-	printf '#!/bin/sh\nexit "$(cat state)"\n' > "$repo/test.sh"
-	git -C "$repo" add state test.sh n
-	git -C "$repo" -c user.name=t -c user.email=t@example.org commit -q -m "commit $i"
-done
+broken_history "$repo"
 mkfarm --from-git "$repo" --out "$T/farm"
 
 # hostile FARM KIND: the index's strings made hostile. KIND "commits"

@@ -302,6 +302,21 @@ mkfarm() {
 	"$PYTHON3" "$TESTS_SRCDIR/mkfarm.py" "$@"
 }
 
+# broken_history DIR: a git repository of 8 commits whose test.sh
+# fails from commit 5 on (state holds 0, then 1), for mkfarm --from-git.
+broken_history() {
+	local i
+	git init -q -b main "$1"
+	for i in 0 1 2 3 4 5 6 7; do
+		echo $(( i >= 5 )) > "$1/state"
+		echo "$i" > "$1/n"
+		# shellcheck disable=SC2016  # for the script
+		printf '#!/bin/sh\nexit "$(cat state)"\n' > "$1/test.sh"
+		git -C "$1" add state test.sh n
+		git -C "$1" -c user.name=t -c user.email=t@example.org commit -q -m "commit $i"
+	done
+}
+
 need_cmd() {
 	local c
 	for c in "$@"; do

@@ -302,15 +302,7 @@ done
 # --- the git commands of the report ------------------------------------------
 if command -v git > /dev/null; then
 	repo="$T/repo"
-	git init -q -b main "$repo"
-	for i in 0 1 2 3 4 5 6 7; do
-		echo $(( i >= 5 )) > "$repo/state"
-		echo "$i" > "$repo/n"
-		# shellcheck disable=SC2016  # for the script
-		printf '#!/bin/sh\nexit "$(cat state)"\n' > "$repo/test.sh"
-		git -C "$repo" add state test.sh n
-		git -C "$repo" -c user.name=t -c user.email=t@example.org commit -q -m "commit $i"
-	done
+	broken_history "$repo"
 	mkfarm --from-git "$repo" --out "$T/gitfarm"
 	run "$ARTBISECT" --index "$T/gitfarm/index.json" --probe 'sh ./test.sh' --work-dir "$T/w14"
 	log=$(sed -n 's/^  \(git log .*\)$/\1/p' <<<"$OUT") bis=$(sed -n 's/^  \(git bisect start .*\)$/\1/p' <<<"$OUT")
