@@ -252,6 +252,15 @@ run ab cache list
 is "$RC" 0 "cache list: exit 0"
 like "$OUT" "$BASE/app/builds/b0027\\.tar\\.gz" "  names where each entry came from"
 like "$OUT" "entries, .* in $CACHE( |\$)" "  and the cache"
+# A cache the user cannot write (root's, say) can be listed, not cleaned.
+cp -r "$CACHE" "$T/rootcache"
+chmod -R go-w "$T/rootcache"
+run ab cache list --cache-dir "$T/rootcache"
+is "$RC" 0 "cache list of a cache root owns: exit 0"
+like "$OUT" "$BASE/app/builds/b0027\\.tar\\.gz" "  names its entries"
+run ab cache clean --cache-dir "$T/rootcache"
+is "$RC/$(lines "$ERR")" 3/1 "  cache clean of it: exit 3, one line"
+like "$ERR" "$T/rootcache/.* is not writable" "  naming the directory"
 run ab cache clean --older-than 1
 is "$RC" 0 "cache clean --older-than 1: exit 0"
 like "$OUT" '^freed 0 B' "  nothing that young goes"

@@ -139,7 +139,8 @@ int ab_cmd_cache(int argc, char **argv)
 		free(dir);
 		return 0;
 	}
-	cache = ab_cache_open(dir, &err);
+	/* Listing writes nothing: a cache that is not ours can be listed. */
+	cache = !strcmp(action, "list") ? ab_cache_open_to_read(dir) : ab_cache_open(dir, &err);
 	if (!cache) {
 		ab_message("%s", err.msg);
 		free(dir);

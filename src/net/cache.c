@@ -54,7 +54,7 @@ static int ensure_dir(const char *path, ab_error *err)
 	return 0;
 }
 
-ab_cache *ab_cache_open(const char *dir, ab_error *err)
+ab_cache *ab_cache_open_to_read(const char *dir)
 {
 	ab_cache *c = ab_xcalloc(1, sizeof *c);
 
@@ -65,6 +65,13 @@ ab_cache *ab_cache_open(const char *dir, ab_error *err)
 	c->unsynced = ab_path_join(dir, "unsynced");
 	c->pages = ab_path_join(dir, "pages");
 	read_boot_id(c->boot_id);
+	return c;
+}
+
+ab_cache *ab_cache_open(const char *dir, ab_error *err)
+{
+	ab_cache *c = ab_cache_open_to_read(dir);
+
 	if (ensure_dir(c->entries, err) < 0 || ensure_dir(c->tmp, err) < 0 ||
 	    ensure_dir(c->meta, err) < 0 || ensure_dir(c->unsynced, err) < 0 ||
 	    ensure_dir(c->pages, err) < 0) {

@@ -24,6 +24,10 @@ typedef struct ab_cache ab_cache;
 /* Creates the directories when missing; NULL with err (exit 3) when the
  * directory cannot be made or written. */
 ab_cache *ab_cache_open(const char *dir, ab_error *err);
+/* The cache at dir for looking only (ab_cache_list, ab_cache_has,
+ * ab_cache_partial_bytes): nothing is made or checked for writing, so a
+ * cache another user owns, or on read-only media, can be listed. */
+ab_cache *ab_cache_open_to_read(const char *dir);
 void ab_cache_close(ab_cache *c);
 const char *ab_cache_dir(const ab_cache *c);
 
