@@ -1,7 +1,9 @@
 #!/bin/bash
 # libFuzzer targets (tests/fuzz/) for the index loader, the session
-# loaders, the yum repository metadata parsers and the farm parsers
-# (directory listings, checksum files), built here with clang under
+# loaders, the yum repository metadata parsers, the farm parsers
+# (directory listings, checksum files) and the flaky model (any runs,
+# untestable builds and questions, its promises checked after each),
+# built here with clang under
 # AddressSanitizer and UndefinedBehaviorSanitizer and run briefly from seed inputs. Set
 # FUZZ_SECONDS for a longer run (default 12 s per target).
 set -u
@@ -47,6 +49,8 @@ build fuzz-listing
 tap_ok $? "fuzz-listing builds with clang, ASan and UBSan"
 build fuzz-sums
 tap_ok $? "fuzz-sums builds with clang, ASan and UBSan"
+build fuzz-flaky
+tap_ok $? "fuzz-flaky builds with clang, ASan and UBSan"
 
 # Seeds: a real index, broken ones, a real session and its log.
 mkdir -p "$T/seed-index" "$T/seed-session"
@@ -67,8 +71,29 @@ printf "artbisect start --index \$'a\\\\nb' --probe 'it'\\\\''s'\nbad x  # probe
 cp -R "$TESTS_SRCDIR/fuzz/corpus-listing" "$T/seed-listing"
 cp -R "$TESTS_SRCDIR/fuzz/corpus-sums" "$T/seed-sums"
 
+# The flaky model's inputs (decoded in fuzz-flaky.c: size, ends,
+# options, then operations).
+mkdir -p "$T/seed-flaky"
+rep() { local i; for i in $(seq "$1"); do printf "$2"; done; }
+# 302 builds, a deterministic culprit at 137: 40 rounds of one build.
+{ printf '\012\054\001\000\000\054\001'; rep 40 '\004\001\002\210\000\000'; } > "$T/seed-flaky/deterministic"
+# The same, some runs flipped (flaky): 15 rounds of 4 builds at once.
+{ printf '\002\054\001\000\000\054\001\000'; rep 15 '\005\004\003\210\000\005\005\004\003\210\000\012'; } > "$T/seed-flaky/jobs"
+# 42 builds, rates fixed at 0 and 1, confidence 0.999, untestable builds.
+{ printf '\001\050\000\003\000\044\000\015\006\000\001\003\000\015\020\000'
+  rep 10 '\004\002\003\024\000\000'
+  printf '\006\005\007\000\011\001\005\000\001\010\000\000\000'; } > "$T/seed-flaky/fixed-rates"
+# 12 builds, odd priors, then every build untestable.
+printf '\000\012\000\000\000\012\000\060\004\010\011\006\003\010\000\000\000\004\003\001\000\000\000\000\003\015\014\000\000\004\010\001\013\001\002' \
+	> "$T/seed-flaky/untestable"
+# 5,000 builds: runs on the ends and outside them, bursts, a copy.
+{ printf '\013\206\023\000\000\206\023'
+  printf '\000\000\000\000\001\003\000\000\001\006\000\000\000\007\000\000\012\014\064\022\017\252'
+  rep 6 '\005\010\003\064\022\125'
+  printf '\006\105\007\010\011\002\064\022\001'; } > "$T/seed-flaky/large"
+
 secs=${FUZZ_SECONDS:-12}
-for target in fuzz-index fuzz-session fuzz-repodata fuzz-listing fuzz-sums; do
+for target in fuzz-index fuzz-session fuzz-repodata fuzz-listing fuzz-sums fuzz-flaky; do
 	corpus="$T/corpus-$target"
 	mkdir -p "$corpus"
 	seeds="$T/seed-${target#fuzz-}"
