@@ -4,7 +4,8 @@
  * culprit (the first bad build) is, the failure rates before and after
  * it, and the choice of the next builds to run. Never does I/O, keeps
  * no globals, never prints; it allocates in ab_flaky_new and
- * ab_flaky_copy only. docs/flaky.md says the model in plain words.
+ * ab_flaky_copy only (and a scratch array that ab_flaky_credible_range
+ * frees before it returns). docs/flaky.md says the model in plain words.
  *
  * Builds 0..n-1, oldest first. The culprit c lies in (good, bad], each
  * candidate equally likely a priori. A run on build i fails with rate
@@ -22,8 +23,9 @@
  * INCONCLUSIVE range when the block has more than one build.
  *
  * While every run agrees with one boundary (passes below, fails from
- * it on) and the builds on both sides of it have runs, only those two
- * are chosen: the end game of a farm that looks deterministic.
+ * it on), the build above it is the most likely culprit and the builds
+ * on both sides of it have runs, only those two are chosen: the end
+ * game of a farm that looks deterministic.
  *
  * The stop is stricter than the confidence asked: the odds against the
  * best block must be 1.5 times smaller (0.967 for 0.95), and up to 5.5
