@@ -481,3 +481,14 @@ char **ab_env_without(const char *const *names, size_t nnames, size_t extra, siz
 	}
 	return env;
 }
+
+void ab_spawnattr_pipe_default(posix_spawnattr_t *attr)
+{
+	sigset_t pipe_sig;
+
+	posix_spawnattr_init(attr);
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);
+	posix_spawnattr_setsigdefault(attr, &pipe_sig);
+	posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGDEF);
+}

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include "base/error.h"
 #include <signal.h>
+#include <spawn.h>
 
 void *ab_xmalloc(size_t n);
 void *ab_xcalloc(size_t n, size_t size);
@@ -95,5 +96,10 @@ static inline void ab_cancel(volatile sig_atomic_t *flag)
 {
 	__atomic_store_n(flag, 1, __ATOMIC_RELAXED);
 }
+
+/* Spawn attributes that give the child SIGPIPE at its default (main.c
+ * ignores it, so that a reader going away cannot kill a run). Destroy
+ * with posix_spawnattr_destroy. */
+void ab_spawnattr_pipe_default(posix_spawnattr_t *attr);
 
 #endif

@@ -10,6 +10,39 @@ static int prepare_and_say(ctx *c);
  * the next candidate and, with --reboot, reboots into it. A candidate
  * that did not come up (the machine fell back to another kernel) is
  * bad: it does not boot. */
+/* The probe on the kernel that runs: 0 with its verdict in *t, -1 with
+ * c->err (a probe that stopped the run: the session saved first). */
+static int probe_running_kernel(ctx *c, const ab_build *bd, const char *root, ab_term *t)
+{
+	ab_probe_spec spec;
+	ab_probe_result res;
+
+	memset(&spec, 0, sizeof spec);
+	spec.command = c->cli->probe;
+	spec.root = root;
+	spec.build_id = bd->id;
+	spec.commit = bd->commit;
+	spec.version = bd->version;
+	spec.step = c->b->probe_step++;
+	spec.timeout = c->cli->timeout;
+	spec.grace = 5.0;
+	spec.stdout_to_stderr = c->cli->json;
+	spec.cancel = &cmd_interrupted;
+	ab_mkdir_p(root);
+	if (ab_probe_run(&spec, &res, &c->err) < 0)
+		return -1;
+	switch (res.outcome) {
+	case AB_PROBE_GOOD: *t = AB_TERM_GOOD; return 0;
+	case AB_PROBE_BAD: *t = AB_TERM_BAD; return 0;
+	case AB_PROBE_SKIP: *t = AB_TERM_SKIP; return 0;
+	case AB_PROBE_TIMEOUT: *t = c->cli->timeout_skip ? AB_TERM_SKIP : AB_TERM_BAD; return 0;
+	default:
+		ab_error_set(&c->err, AB_EXIT_ABORTED, _("the probe stopped the run on build %s"), bd->id);
+		ctx_save(c);
+		return -1;
+	}
+}
+
 static int run_installed_step(ctx *c)
 {
 	const char *sysroot = c->cli->system_root ? c->cli->system_root : "/";
@@ -53,41 +86,11 @@ static int run_installed_step(ctx *c)
 		free(running);
 		free(root);
 		return ctx_fail(c);
-	} else {
-		ab_probe_spec spec;
-		ab_probe_result res;
-
-		memset(&spec, 0, sizeof spec);
-		spec.command = c->cli->probe;
-		spec.root = root;
-		spec.build_id = bd->id;
-		spec.commit = bd->commit;
-		spec.version = bd->version;
-		spec.step = c->b->probe_step++;
-		spec.timeout = c->cli->timeout;
-		spec.grace = 5.0;
-		spec.stdout_to_stderr = c->cli->json;
-		spec.cancel = &cmd_interrupted;
-		ab_mkdir_p(root);
-		if (ab_probe_run(&spec, &res, &c->err) < 0) {
-			free(release);
-			free(running);
-			free(root);
-			return ctx_fail(c);
-		}
-		switch (res.outcome) {
-		case AB_PROBE_GOOD: t = AB_TERM_GOOD; break;
-		case AB_PROBE_BAD: t = AB_TERM_BAD; break;
-		case AB_PROBE_SKIP: t = AB_TERM_SKIP; break;
-		case AB_PROBE_TIMEOUT: t = c->cli->timeout_skip ? AB_TERM_SKIP : AB_TERM_BAD; break;
-		default:
-			ab_error_set(&c->err, AB_EXIT_ABORTED, _("the probe stopped the run on build %s"), bd->id);
-			ctx_save(c);
-			free(release);
-			free(running);
-			free(root);
-			return ctx_fail(c);
-		}
+	} else if (probe_running_kernel(c, bd, root, &t) < 0) {
+		free(release);
+		free(running);
+		free(root);
+		return ctx_fail(c);
 	}
 	ab_bisect_record(c->b, c->current, t, AB_BY_PROBE, 0, -1, NULL);
 	ab_progress_verdict(&c->prog, c->b, &c->b->steps[c->b->nsteps - 1]);

@@ -82,7 +82,6 @@ static void gpgconf_run(const char *home, const char *what, const char *arg)
 	const char *gpgconf = gpgme_get_dirinfo("gpgconf-name");
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	sigset_t pipe_sig;
 	char *argv[] = { (char *)"gpgconf", (char *)"--homedir", (char *)home, (char *)what,
 			 (char *)arg, NULL };
 	pid_t pid;
@@ -95,11 +94,7 @@ static void gpgconf_run(const char *home, const char *what, const char *arg)
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	posix_spawnattr_init(&attr);	/* SIGPIPE back to its default (main.c) */
-	sigemptyset(&pipe_sig);
-	sigaddset(&pipe_sig, SIGPIPE);
-	posix_spawnattr_setsigdefault(&attr, &pipe_sig);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+	ab_spawnattr_pipe_default(&attr);
 	if (posix_spawn(&pid, gpgconf, &fa, &attr, argv, environ) == 0)
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;

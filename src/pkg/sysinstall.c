@@ -56,7 +56,6 @@ static int run_tool(char *const argv[], char **said)
 	int fd = mkstemp(tmpl), status = -1;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	sigset_t pipe_sig;
 	pid_t pid;
 
 	*said = NULL;
@@ -67,12 +66,7 @@ static int run_tool(char *const argv[], char **said)
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, fd, 1);
 	posix_spawn_file_actions_adddup2(&fa, fd, 2);
-	/* The tools get SIGPIPE back (main.c ignores it). */
-	posix_spawnattr_init(&attr);
-	sigemptyset(&pipe_sig);
-	sigaddset(&pipe_sig, SIGPIPE);
-	posix_spawnattr_setsigdefault(&attr, &pipe_sig);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+	ab_spawnattr_pipe_default(&attr);
 	if (posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ) == 0) {
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
