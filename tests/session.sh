@@ -84,7 +84,7 @@ for cmd in run good status log reset; do
 done
 like "$(cat "$T/typo.out" "$T/typo.err")" "There is no session in $T/typo-reset" "reset of a work directory that is not there says so"
 run "$ARTBISECT" good --work-dir "$T/typo-good"
-like "$RC/$ERR" "^2/artbisect: no session in $T/typo-good \\(start one with 'artbisect start --index URL --work-dir $T/typo-good'\\)" \
+like "$RC/$ERR" "^2/artbisect: no session in $T/typo-good; start one with: artbisect start --index URL --work-dir $T/typo-good\$" \
 	"good with a mistyped --work-dir: exit 2, the hint keeps the --work-dir"
 is "$(ls -d "$T"/typo-* 2>/dev/null | wc -l)" 0 "no work directory was made for any of them"
 run ab replay "$T/session.log"
@@ -151,12 +151,12 @@ run ab --index "$BASE/index.json" --good b0010 --bad b0290 --probe ./usr/bin/app
 is "$RC" 2 "a new range while a session runs, no terminal: exit 2"
 like "$ERR" "a session for another range \\(b0000 to b0299, 4 verdicts\\) is in progress" \
 	"it says so and names the session"
-like "$ERR" "'artbisect run --work-dir $W' continues it, 'artbisect reset --work-dir $W' removes it" \
-	"it says what to do, with the work directory"
+like "$ERR" "^  artbisect run --work-dir $W +continues it,\$" "it says how to continue it, with the work directory"
+like "$ERR" "^  artbisect reset --work-dir $W +removes it\\.\$" "... and how to remove it"
 is "$(status_of steps.3.id)" b0130 "the session is untouched"
 # Typed as suggested, from another directory, it names this session
 # (asked with status, so that the session stays as it is).
-suggested=$(grep -o "'artbisect run [^']*'" "$T/run.err" | head -n 1 | tr -d "'")
+suggested=$(sed -n 's/^  \(artbisect run .*[^ ]\) *continues it,$/\1/p' "$T/run.err")
 run bash -c "cd / && '$ARTBISECT' status ${suggested#artbisect run } --json"
 is "$RC/$(echo "$OUT" | json_get - steps.3.id)" 0/b0130 "the suggested --work-dir, pasted elsewhere, names this session"
 run ab --index "$BASE/index.json" --probe ./usr/bin/app --json

@@ -81,7 +81,7 @@ is "$RC/$hint" "4/artbisect run --work-dir '$T/w2 '\\''stopped'\\'''" "a stopped
 pasted sh "$E" "$hint"
 is "$RC/$(found "$OUT")" 0/1 "... pasted elsewhere: found"
 run "$ARTBISECT" good --work-dir "$W2"
-hint=$(sed -n "s/^artbisect: the session in .* has ended already; '\\(.*\\)' clears it\$/\\1/p" <<<"$ERR")
+hint=$(sed -n "s/^artbisect: the session in .* has ended already; to clear it: //p" <<<"$ERR")
 like "$hint" '^artbisect reset --work-dir ' "a verdict after the end says how to clear the session"
 pasted sh "$E" "$hint"
 is "$RC/$(ls "$W2")" 0/session.lock "... pasted: the session is gone"
@@ -89,7 +89,7 @@ is "$RC/$(ls "$W2")" 0/session.lock "... pasted: the session is gone"
 W3="$T/w3 \$HOME"
 stopped "$W3"
 run "$ARTBISECT" --index "$idx" --probe "$ONCE" --work-dir "$W3"
-hint=$(sed -n "s/^Continuing the session in .* (0 verdicts kept; '\\(.*\\)' starts over)\\.\$/\\1/p" <<<"$ERR")
+hint=$(sed -n "s/^Continuing the session in .* (0 verdicts kept); to start over: //p" <<<"$ERR")
 like "$RC/$hint" "^0/artbisect reset --work-dir '" "the same command again continues the session, says how to start over"
 pasted sh "$E" "$hint"
 is "$RC/$(ls "$W3")" 0/session.lock "... pasted: the session is gone"
@@ -97,7 +97,7 @@ is "$RC/$(ls "$W3")" 0/session.lock "... pasted: the session is gone"
 W4="$T/w4 x"
 stopped "$W4"
 run "$ARTBISECT" --index "$idx" --probe ./usr/bin/app --work-dir "$W4" --good b0002
-cont=$(sed -n "s/^artbisect: a session for another range .*: '\\(.*\\)' continues it, '.*' removes it, or use another --work-dir\$/\\1/p" <<<"$ERR")
+cont=$(hint_line "$ERR" 'continues it,')
 like "$RC/$cont" "^2/artbisect run --work-dir '" "another range in the way: exit 2, says how to continue it"
 pasted sh "$E" "$cont"
 is "$RC/$(found "$OUT")/$(status_of "$W4" last_old.id)" 0/1/b0006 \
@@ -107,14 +107,14 @@ is "$RC/$(found "$OUT")/$(status_of "$W4" last_old.id)" 0/1/b0006 \
 W5="$T/w5 $(printf '\344')"
 stopped "$W5"
 run "$ARTBISECT" --index "$idx" --probe ./usr/bin/app --work-dir "$W5" --good b0002
-rm_hint=$(sed -n "s/^artbisect: a session for another range .*: '.*' continues it, '\\(.*\\)' removes it, or use another --work-dir\$/\\1/p" <<<"$ERR")
+rm_hint=$(hint_line "$ERR" 'removes it\.')
 like "$rm_hint" "^artbisect reset --work-dir \\$'" "a work directory that is not UTF-8: the hint quotes it with \$'...'"
 pasted bash "$E" "$rm_hint"
 is "$RC/$(ls "$W5")" 0/session.lock "... pasted into bash: that session is gone"
 
 # --- no session, a damaged one ----------------------------------------------
 run "$ARTBISECT" status --work-dir "$T/no such"
-hint=$(sed -n "s/^artbisect: no session in .* (start one with '\\(.*\\)')\$/\\1/p" <<<"$ERR")
+hint=$(sed -n "s/^artbisect: no session in .*; start one with: //p" <<<"$ERR")
 like "$RC/$hint" "^2/artbisect start --index URL --work-dir '$T/no such'\$" "no session: exit 2, says how to start one"
 pasted sh "$E" "${hint/ URL / $idx }"
 is "$RC/$(status_of "$T/no such" current.id)" 0/b0009 "... pasted with the URL: a session there"
@@ -250,8 +250,8 @@ hint=$(sed -n 's/^The session is kept in .*; to go on: //p' "$T/w11.err")
 like "$RC/$hint" "^4/artbisect start --work-dir $W11 --index '.*' --good 'b0000 .*' --bad '--probe=touch pwned;b0019' --cache-dir $T/cache11\$" \
 	"Ctrl-C while start fetches the build: says how to go on, every word quoted"
 run "$ARTBISECT" good --work-dir "$W11"
-verdict=$(sed -n "s/^artbisect: no build is waiting for a verdict; name one (\\(.*\\) ID), or '.*' prepares the next\$/\\1/p" <<<"$ERR")
-start=$(sed -n "s/^artbisect: no build is waiting for a verdict; name one (.* ID), or '\\(.*\\)' prepares the next\$/\\1/p" <<<"$ERR")
+verdict=$(sed -n "s/^artbisect: no build is waiting for a verdict; name one (\\(.*\\) ID), or prepare the next with: .*/\\1/p" <<<"$ERR")
+start=$(sed -n "s/^artbisect: no build is waiting for a verdict; name one (.* ID), or prepare the next with: //p" <<<"$ERR")
 is "$RC/$verdict" "2/artbisect good --work-dir $W11" "a verdict with no build waiting: exit 2, the verdict command with its work directory"
 is "$start" "$hint" "... and the start command that goes on"
 pasted sh "$E" "$start"
@@ -348,7 +348,7 @@ if command -v dpkg > /dev/null && command -v dpkg-deb > /dev/null; then
 	done
 	run sys "$ARTBISECT" start --index "$T/debfarm/index.json" --install system --system-root "$SYS" \
 		--work-dir "$Ws" --good b0001
-	hint=$(sed -n "s/^artbisect: the finished session in .* installed kernels on this machine; '\\(.*\\)' removes them first\$/\\1/p" <<<"$ERR")
+	hint=$(sed -n "s/^artbisect: the finished session in .* installed kernels on this machine; remove them first with: //p" <<<"$ERR")
 	like "$RC/$hint" "^2/artbisect reset --work-dir '$Ws'\$" "a new session over a finished one that installed kernels: says how to remove them"
 	run sys env -C "$E" sh -c "$hint"
 	is "$RC/$(dpkg --root="$SYS" -l 2>/dev/null | grep -c '^ii')/$(ls "$Ws")" 0/0/session.lock \

@@ -196,7 +196,7 @@ ab_session *ab_session_load(const char *work_dir, ab_error *err)
 
 	if (access(path, F_OK) < 0) {
 		ab_error_set(err, AB_EXIT_USAGE,
-			     _("no session in %s (start one with 'artbisect start --index URL')"),
+			     _("no session in %s; start one with: artbisect start --index URL"),
 			     work_dir);
 		goto out;
 	}

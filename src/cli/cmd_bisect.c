@@ -183,6 +183,7 @@ void ctx_end(ctx *c)
 	ab_session_unlock(c->lock_fd);
 	free(c->cache_dir);
 	free(c->work_dir);
+	free(c->hints);
 }
 
 /* Prints the error and gives its exit status. */
@@ -190,6 +191,8 @@ int ctx_fail(ctx *c)
 {
 	ab_progress_flush(&c->prog);
 	ab_message("%s", c->err.msg);
+	if (c->hints)
+		fputs(c->hints, stderr);
 	return c->err.code ? c->err.code : AB_EXIT_FAILURE;
 }
 
@@ -606,7 +609,7 @@ static int existing_session(ctx *c, size_t good_idx, size_t bad_idx)
 		char *reset = ctx_hint_command(c, "reset");
 
 		ab_error_set(&c->err, AB_EXIT_USAGE,
-			     _("the finished session in %s installed kernels on this machine; '%s' removes them first"),
+			     _("the finished session in %s installed kernels on this machine; remove them first with: %s"),
 			     c->work_dir, reset);
 		free(reset);
 		ab_session_free(s);
@@ -628,8 +631,8 @@ static int existing_session(ctx *c, size_t good_idx, size_t bad_idx)
 		if (!c->cli->quiet) {
 			char *reset = ctx_hint_command(c, "reset");
 
-			fprintf(stderr, ngettext("Continuing the session in %s (%zu verdict kept; '%s' starts over).\n",
-						 "Continuing the session in %s (%zu verdicts kept; '%s' starts over).\n",
+			fprintf(stderr, ngettext("Continuing the session in %s (%zu verdict kept); to start over: %s\n",
+						 "Continuing the session in %s (%zu verdicts kept); to start over: %s\n",
 						 s->nsteps),
 				c->work_dir, s->nsteps, reset);
 			free(reset);
@@ -658,10 +661,13 @@ static int existing_session(ctx *c, size_t good_idx, size_t bad_idx)
 	{
 		char *run = ctx_hint_command(c, "run"), *reset = ctx_hint_command(c, "reset");
 
+		/* The commands on lines of their own, so that each pastes
+		 * as printed, as start's hints do. */
 		ab_error_set(&c->err, AB_EXIT_USAGE,
-			     _("a session for another range (%s to %s, %zu verdicts) is in progress in %s: "
-			       "'%s' continues it, '%s' removes it, or use another --work-dir"),
-			     s->good, s->bad, s->nsteps, c->work_dir, run, reset);
+			     _("a session for another range (%s to %s, %zu verdicts) is in progress in %s; "
+			       "use another --work-dir, or:"),
+			     s->good, s->bad, s->nsteps, c->work_dir);
+		c->hints = ab_xasprintf(_("  %-40s continues it,\n  %-40s removes it.\n"), run, reset);
 		free(run);
 		free(reset);
 	}
@@ -756,7 +762,7 @@ ab_session *ctx_load_session(ctx *c)
 	if (!ab_session_exists(c->work_dir)) {
 		char *start = ctx_hint_command(c, "start --index URL");
 
-		ab_error_set(&c->err, AB_EXIT_USAGE, _("no session in %s (start one with '%s')"),
+		ab_error_set(&c->err, AB_EXIT_USAGE, _("no session in %s; start one with: %s"),
 			     c->work_dir, start);
 		free(start);
 		return NULL;

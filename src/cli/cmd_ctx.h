@@ -86,6 +86,7 @@ typedef struct ctx {
 				 * idx and resolves builds as they come */
 	size_t farm_saved;	/* builds resolved when its snapshot was saved */
 	ab_error keyring_err;	/* --keyring as librpm could not read it */
+	char *hints;		/* lines ctx_fail prints after err: commands */
 } ctx;
 
 /* cmd_bisect.c: a command's context from its start to its end. */

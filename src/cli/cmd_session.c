@@ -371,7 +371,7 @@ int ab_cmd_verdict(ab_cli *cli, int argc, char **argv)
 	if (c.b->result == AB_RESULT_FOUND || c.b->result == AB_RESULT_INCONCLUSIVE) {
 		char *reset = ctx_hint_command(&c, "reset");
 
-		ab_message(_("the session in %s has ended already; '%s' clears it"), c.work_dir, reset);
+		ab_message(_("the session in %s has ended already; to clear it: %s"), c.work_dir, reset);
 		free(reset);
 		status = ctx_report(&c);
 		goto out;
@@ -390,7 +390,7 @@ int ab_cmd_verdict(ab_cli *cli, int argc, char **argv)
 		char *verdict = ctx_hint_command(&c, ab_term_name(t)), *start = start_again_command(&c);
 
 		ab_progress_flush(&c.prog);
-		ab_message(_("no build is waiting for a verdict; name one (%s ID), or '%s' prepares the next"),
+		ab_message(_("no build is waiting for a verdict; name one (%s ID), or prepare the next with: %s"),
 			   verdict, start);
 		free(verdict);
 		free(start);
