@@ -61,6 +61,19 @@ unlike "$ERR" ' 0\.000[;)]' "no build is listed as a runner-up at probability 0.
 distinct=$(sort -u "$COUNTER.log" | wc -l)
 like "$ERR" "^$runs runs on $distinct builds \\($runs by the probe\\)" \
 	"the counts tell runs from builds ($runs runs on $distinct builds)"
+# The progress lines: no "candidates left" (no build is ruled out), but
+# how often the build has run, where the most likely culprit stands
+# against the level that stops the run, and each run's counts.
+unlike "$ERR" 'candidates? left' "--flaky: the progress never counts candidates left"
+like "$ERR" '^Testing b[0-9]{4} \[1\.0\.[0-9]+\] \(its first run\): most likely first bad build b[0-9]{4}, probability 0\.[0-9]{3} \(stops at 0\.9[0-9]{2}\)$' \
+	"a build's first run: the most likely culprit, its probability and the stopping level"
+like "$ERR" '^Testing b0037 \[1\.0\.37\] \(run [0-9]+ times so far\): most likely first bad build b0037, ' \
+	"the culprit run again: how often it has run so far"
+like "$ERR" '^  b0037: bad \([0-9.]+ s; [1-9][0-9]* failed, [0-9]+ passed on it so far\)$' \
+	"a verdict line gives the build's counts"
+last=$(grep '^Testing ' <<<"$ERR" | tail -n 1 | sed -n 's/.*probability \(0\.[0-9]*\) (stops at \(0\.[0-9]*\))$/\1 \2/p')
+tap_ok $("$PYTHON3" -c "import sys; p, s = map(float, '$last'.split()); sys.exit(0 if 0.5 < p < s else 1)"; echo $?) \
+	"the last run began short of the stopping level, which is above the confidence asked ($last)"
 
 # On 1,000 builds the runs spread over more builds than the text shows:
 # it shows those nearest the culprit, between "..."; the JSON has all.
@@ -146,6 +159,13 @@ run "$ARTBISECT" good "$id" --work-dir "$W"
 is "$RC" 0 "a good verdict on a build judged bad before: accepted"
 is "$("$ARTBISECT" status --work-dir "$W" --json | "$PYTHON3" -c "import json,sys; print(sum(1 for s in json.load(sys.stdin)['steps'] if s['id'] == '$id'))")" 2 \
 	"both verdicts on $id are kept"
+like "$OUT" '^So far: most likely first bad build b[0-9]{4}, probability 0\.[0-9]{3} \(stops at 0\.9[0-9]{2}\)\.$' \
+	"the next build, now under the flaky model: where the most likely culprit stands, not builds left"
+unlike "$OUT" 'may be the first bad one' "and no count of builds that may be the culprit"
+run "$ARTBISECT" status --work-dir "$W"
+like "$OUT" '^  flaky:      most likely first bad build b[0-9]{4}, probability 0\.[0-9]{3} \(stops at 0\.9[0-9]{2}\)$' \
+	"status says the same on its 'flaky:' line"
+unlike "$OUT" 'candidates:' "status counts no candidates under the flaky model"
 # (A contradiction between two builds is still refused as a slip:
 # tests/session.sh.)
 

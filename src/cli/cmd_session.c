@@ -2,6 +2,7 @@
  * good, bad, skip, run after a reboot, replay, status, log, reset). */
 #include "config.h"
 #include "cli/cmd_ctx.h"
+#include "engine/flaky.h"
 
 static int prepare_and_say(ctx *c);
 
@@ -156,11 +157,22 @@ static void say_next(ctx *c, size_t idx, const char *root, const char *artifacts
 	if (version)
 		printf(" (%s)", version);
 	printf(".\n");
-	printf(ngettext("%zu build may be the first %s one; ", "%zu builds may be the first %s one; ", left),
-	       left, ab_term_label(ab_bisect_new_term(c->b)));
-	printf(ngettext("about %u more step after this one.\n", "about %u more steps after this one.\n",
-			steps > 0 ? steps - 1 : 0),
-	       steps > 0 ? steps - 1 : 0);
+	if (c->b->flaky) {
+		char *state = ab_progress_flaky_state(c->b);
+		unsigned fails, passes;
+
+		ab_flaky_counts(c->b->flaky, idx, &fails, &passes);
+		printf(_("So far: %s.\n"), state);
+		if (fails + passes)
+			printf(_("Its runs so far: %u failed, %u passed.\n"), fails, passes);
+		free(state);
+	} else {
+		printf(ngettext("%zu build may be the first %s one; ", "%zu builds may be the first %s one; ", left),
+		       left, ab_term_label(ab_bisect_new_term(c->b)));
+		printf(ngettext("about %u more step after this one.\n", "about %u more steps after this one.\n",
+				steps > 0 ? steps - 1 : 0),
+		       steps > 0 ? steps - 1 : 0);
+	}
 	if (commit)
 		printf(_("  commit:   %s\n"), commit);
 	free(id);
@@ -540,15 +552,24 @@ static void status_text(ctx *c)
 	else
 		printf(_("  range:      last %s %s, known %s %s\n"), ab_term_label(ab_bisect_old_term(b)),
 		       lo, ab_term_label(ab_bisect_new_term(b)), hi);
-	printf(ngettext("  candidates: %zu build", "  candidates: %zu builds",
-			ab_engine_candidate_count(b->engine)),
-	       ab_engine_candidate_count(b->engine));
-	if (b->result == AB_RESULT_RUNNING || b->result == AB_RESULT_ABORTED)
-		printf(ngettext(", about %u more step\n", ", about %u more steps\n",
-				ab_engine_steps_left(b->engine)),
-		       ab_engine_steps_left(b->engine));
-	else
-		printf("\n");
+	if (b->flaky) {
+		char *state = ab_progress_flaky_state(b);
+
+		/* No build is ruled out under the flaky model: where the
+		 * most likely one stands says more than a count. */
+		printf(_("  flaky:      %s\n"), state);
+		free(state);
+	} else {
+		printf(ngettext("  candidates: %zu build", "  candidates: %zu builds",
+				ab_engine_candidate_count(b->engine)),
+		       ab_engine_candidate_count(b->engine));
+		if (b->result == AB_RESULT_RUNNING || b->result == AB_RESULT_ABORTED)
+			printf(ngettext(", about %u more step\n", ", about %u more steps\n",
+					ab_engine_steps_left(b->engine)),
+			       ab_engine_steps_left(b->engine));
+		else
+			printf("\n");
+	}
 	printf(ngettext("  verdicts:   %zu\n", "  verdicts:   %zu\n", b->nsteps), b->nsteps);
 	if (c->has_current && b->result != AB_RESULT_FOUND && b->result != AB_RESULT_INCONCLUSIVE) {
 		char *root = ab_bisect_root_path(b, c->current), *r = ab_esc_term(root);

@@ -9,6 +9,7 @@
 #include "base/i18n.h"
 #include "cli/progress.h"
 #include "base/util.h"
+#include "engine/flaky.h"
 
 void ab_progress_init(ab_progress *p, int quiet)
 {
@@ -50,6 +51,40 @@ void ab_message(const char *fmt, ...)
 	free(msg);
 }
 
+char *ab_progress_flaky_state(const ab_bisect *b)
+{
+	size_t lo, hi;
+	double best = ab_flaky_best_range(b->flaky, &lo, &hi);
+	char *likely = ab_esc_term(b->index->builds[hi].id), *s;
+
+	/* The stopping level, not --confidence: it is what the run waits
+	 * for (docs/flaky.md, "When it stops"). */
+	s = ab_xasprintf(b->opt.find_fix ? _("most likely fix %s, probability %.3f (stops at %.3f)")
+					 : _("most likely first bad build %s, probability %.3f (stops at %.3f)"),
+			 likely, best, ab_flaky_stop_mass(b->flaky));
+	free(likely);
+	return s;
+}
+
+/* Under the flaky model the line says how often the build has been run
+ * and how near the stop the most likely build is. */
+static void choose_flaky(const ab_bisect *b, size_t idx, const char *id, const char *version)
+{
+	unsigned fails, passes, runs;
+	char *state = ab_progress_flaky_state(b);
+	char *name = ab_xasprintf("%s%s%s%s", id, version ? " [" : "", version ? version : "", version ? "]" : "");
+
+	ab_flaky_counts(b->flaky, idx, &fails, &passes);
+	runs = fails + passes;
+	if (runs)
+		fprintf(stderr, ngettext("Testing %s (run %u time so far): %s\n",
+					 "Testing %s (run %u times so far): %s\n", runs), name, runs, state);
+	else
+		fprintf(stderr, _("Testing %s (its first run): %s\n"), name, state);
+	free(name);
+	free(state);
+}
+
 void ab_progress_choose(void *ud, const ab_bisect *b, size_t idx)
 {
 	ab_progress *p = ud;
@@ -67,6 +102,8 @@ void ab_progress_choose(void *ud, const ab_bisect *b, size_t idx)
 	if (b->confirm_round) {
 		fprintf(stderr, _("Confirming %s%s%s%s (run %u of %u)\n"), id, version ? " [" : "",
 			version ? version : "", version ? "]" : "", b->confirm_round, b->opt.confirm);
+	} else if (b->flaky) {
+		choose_flaky(b, idx, id, version);
 	} else {
 		fprintf(stderr, ngettext("Testing %s%s%s%s: %zu candidate left, ",
 					 "Testing %s%s%s%s: %zu candidates left, ", left),
@@ -96,7 +133,15 @@ void ab_progress_verdict(void *ud, const ab_bisect *b, const ab_step *s)
 	else if (s->by == AB_BY_TIMEOUT)
 		fprintf(stderr, _("  %s: %s (timed out after %.1f s)\n"), id,
 			ab_term_label(ab_term_name(s->verdict)), s->seconds);
-	else
+	else if (b->flaky && s->verdict != AB_TERM_SKIP) {
+		unsigned fails, passes;
+
+		/* Each run is one observation: the counts say what the
+		 * model has seen of this build so far. */
+		ab_flaky_counts(b->flaky, s->index, &fails, &passes);
+		fprintf(stderr, _("  %s: %s (%.2f s; %u failed, %u passed on it so far)\n"), id,
+			ab_term_label(ab_term_name(s->verdict)), s->seconds, fails, passes);
+	} else
 		fprintf(stderr, _("  %s: %s (%.2f s)\n"), id, ab_term_label(ab_term_name(s->verdict)),
 			s->seconds);
 	free(id);

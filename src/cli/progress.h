@@ -34,6 +34,10 @@ typedef struct ab_progress {
 } ab_progress;
 
 void ab_progress_init(ab_progress *p, int quiet);
+/* Under the flaky model, where no build is ruled out and "candidates
+ * left" says nothing: "most likely first bad build ID, probability P
+ * (stops at S)", ready for the terminal; the caller frees it. */
+char *ab_progress_flaky_state(const ab_bisect *b);
 void ab_progress_choose(void *ud, const ab_bisect *b, size_t idx);
 void ab_progress_verdict(void *ud, const ab_bisect *b, const ab_step *s);
 void ab_progress_download(void *ud, const char *url, int64_t now, int64_t total);

@@ -471,9 +471,14 @@ static double stop_odds(const ab_flaky *f)
 	return STOP_ODDS + (c < STOP_CLEAR ? STOP_WEAK * (STOP_CLEAR - c) / STOP_CLEAR : 0);
 }
 
+double ab_flaky_stop_mass(const ab_flaky *f)
+{
+	return 1 - (1 - f->o.confidence) / stop_odds(f);
+}
+
 bool ab_flaky_done(const ab_flaky *f)
 {
-	return f->best_mass >= 1 - (1 - f->o.confidence) / stop_odds(f) ||
+	return f->best_mass >= ab_flaky_stop_mass(f) ||
 	       (f->o.max_probes && f->probes >= f->o.max_probes) ||
 	       f->untestable_in == f->bad - f->good + 1;
 }

@@ -88,6 +88,9 @@ size_t ab_flaky_next(const ab_flaky *f, size_t *out, size_t k);
  * no build is left to run. */
 bool ab_flaky_done(const ab_flaky *f);
 
+/* The probability the most likely block must reach for the run to
+ * stop: above the asked confidence while the rates are uncertain. */
+double ab_flaky_stop_mass(const ab_flaky *f);
 /* P(culprit == idx); 0 outside (good, bad]. */
 double ab_flaky_prob(const ab_flaky *f, size_t idx);
 /* The most likely culprit (the latest build of the most likely block). */
