@@ -83,6 +83,31 @@ want = {}
 for s in rep["steps"]:
     v = {"unavailable": "unavailable", "failed-build": "failed"}.get(s["by"], s["verdict"])
     want[s["id"]] = v
+# Under the flaky model a build judged both ways is drawn as such.
+if "flaky" in opts:
+    seen = {}
+    for s in rep["steps"]:
+        if s["by"] not in ("unavailable", "failed-build"):
+            seen.setdefault(s["id"], set()).add(s["verdict"])
+    for i, vs in seen.items():
+        if vs >= {"good", "bad"}:
+            want[i] = "mixed"
+    if "mixed" not in want.values():
+        problems.append("no build was judged both ways (the test needs one)")
+    fl = rep["flaky"]
+    if "(probability %.3f)" % fl["probability"] not in "".join(d.all_text):
+        problems.append("the heading does not give the probability %.3f" % fl["probability"])
+    import html, re
+    raw = open(dom_file, encoding="utf-8").read()
+    rows = [(html.unescape(i), int(f), int(p)) for f, p, i in
+            re.findall(r'<tr[^>]* data-fails="(\d+)" data-passes="(\d+)"><td><code>([^<]*)</code>', raw)]
+    if rows != [(r["id"], r["fails"], r["passes"]) for r in fl["runs"]]:
+        problems.append("the table of runs %r is not the report's %r" % (rows[:5], fl["runs"][:5]))
+    ranked = re.findall(r'<table id="ranked">.*?<tr class="culprit"><td><code>([^<]*)</code></td><td>([0-9.]+)</td>', raw, re.S)
+    if ranked != [(html.unescape(fl["culprit"]), "%.3f" % fl["probability"])]:
+        problems.append("the most likely builds do not start with the culprit and its probability: %r" % ranked)
+    if "good and bad" not in "".join(d.all_text):
+        problems.append("the legend does not say what a build judged both ways looks like")
 for i, v in want.items():
     m = marks.get(i)
     if m is None:
@@ -105,7 +130,7 @@ if rep["result"] == "found":
     cul = rep["first_new"]["id"]
     if "culprit" not in ids or cul not in d.text.get(".culprit", ""):
         problems.append("the culprit %r is not highlighted" % cul)
-    if marks.get(cul, {}).get("data-verdict") not in ("bad", "good"):
+    if marks.get(cul, {}).get("data-verdict") not in ("bad", "good", "mixed"):
         problems.append("the culprit's mark has no verdict")
 elif "culprit" in ids:
     problems.append("a culprit is highlighted in an inconclusive run")
@@ -257,5 +282,27 @@ echo "$OUT" > "$T/big.json"
 is "$RC/$(json_get "$T/big.json" first_new.id)" 0/b1700 "2,500 builds: found b1700"
 render big "$T/big.json" bands
 like "$(wc -c < "$T/big.html")" '^[0-9]{1,5}$' "2,500 builds: the page stays under 100 kB"
+
+# 6. --flaky: a probe that fails on the 2nd and 4th of every 5 runs of
+# a bad build, never on a good one. The page gives the probability, the
+# most likely builds, each build's runs, and draws builds judged both
+# ways as such.
+mkfarm --out "$T/flakyfarm" --builds 64 --culprit 37
+cat > "$T/flaky-probe" <<P
+#!/bin/sh
+k=\$(cat "$T/runs.\$ARTBISECT_BUILD" 2>/dev/null || echo 0)
+k=\$((k + 1))
+echo "\$k" > "$T/runs.\$ARTBISECT_BUILD"
+./usr/bin/app >/dev/null 2>&1 && exit 0
+case \$((k % 5)) in 2|4) exit 1 ;; esac
+exit 0
+P
+chmod +x "$T/flaky-probe"
+run ab --index "$BASE/flakyfarm/index.json" --probe "$T/flaky-probe" --flaky --json --report "$T/flaky.html" --work-dir "$T/w6"
+echo "$OUT" > "$T/flaky.json"
+is "$RC/$(json_get "$T/flaky.json" first_new.id)" 0/b0037 "--flaky: found b0037"
+render flaky "$T/flaky.json" flaky
+run ab --index "$BASE/farm/index.json" --probe ./usr/bin/app --report "$T/steady.html" --work-dir "$T/w7"
+unlike "$(cat "$T/steady.html")" 'id="flaky"|good and bad|probability' "a steady run's page has no flaky section"
 
 plan_done

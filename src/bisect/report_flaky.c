@@ -2,6 +2,7 @@
  * reports. */
 #include "config.h"
 #include <stdlib.h>
+#include "base/escape.h"
 #include "base/i18n.h"
 #include "bisect/report_flaky.h"
 #include "engine/flaky.h"
@@ -116,4 +117,44 @@ void ab_report_flaky_text(ab_buf *out, const ab_bisect *b, ab_esc_fn esc)
 	ab_buf_printf(out, _("Estimated failure rate: %.2f before it, %.2f from it on (%u probe runs).\n"),
 		      before, after, ab_flaky_probes(b->flaky));
 	runs_text(out, b, hi, esc);
+}
+
+void ab_report_flaky_html(ab_buf *out, const ab_bisect *b)
+{
+	size_t ranked[5], *with_runs, n, i, lo, hi;
+	double p[5], before, after;
+
+	ab_flaky_best_range(b->flaky, &lo, &hi);
+	ab_buf_printf(out, "<h2 id=\"flaky\">%s</h2>\n<p>", _("Flaky verdicts"));
+	ab_buf_puts(out, b->switched ? _("Flaky verdicts (a build was judged both good and bad): the answer is weighed by probability.\n")
+				     : _("Flaky mode (--flaky): the answer is weighed by probability.\n"));
+	ab_buf_printf(out, "</p>\n<div class=\"wide\"><table id=\"ranked\">\n<tr><th>%s</th><th>%s</th></tr>\n",
+		      _("most likely first bad build"), _("probability"));
+	n = ab_flaky_ranked(b->flaky, ranked, p, 5);
+	for (i = 0; i < n; i++) {
+		/* As in the text: what would show as 0.000 says nothing. */
+		if (i > 0 && p[i] < 0.0005)
+			continue;
+		ab_buf_printf(out, "<tr%s><td><code>", ranked[i] == hi ? " class=\"culprit\"" : "");
+		ab_esc_html_to(out, b->index->builds[ranked[i]].id);
+		ab_buf_printf(out, "</code></td><td>%.3f</td></tr>\n", p[i]);
+	}
+	ab_buf_puts(out, "</table></div>\n<p id=\"rates\">");
+	ab_flaky_rates(b->flaky, &before, &after);
+	ab_buf_printf(out, _("Estimated failure rate: %.2f before it, %.2f from it on (%u probe runs).\n"),
+		      before, after, ab_flaky_probes(b->flaky));
+	ab_buf_printf(out, "</p>\n<div class=\"wide\"><table id=\"runs\">\n<tr><th>%s</th><th>%s</th><th>%s</th></tr>\n",
+		      _("build"), _("failed"), _("passed"));
+	n = builds_with_runs(b, &with_runs);
+	for (i = 0; i < n; i++) {
+		unsigned f, ps;
+
+		run_counts(b, with_runs[i], &f, &ps);
+		ab_buf_printf(out, "<tr%s data-fails=\"%u\" data-passes=\"%u\"><td><code>",
+			      with_runs[i] == hi ? " class=\"culprit\"" : "", f, ps);
+		ab_esc_html_to(out, b->index->builds[with_runs[i]].id);
+		ab_buf_printf(out, "</code></td><td>%u</td><td>%u</td></tr>\n", f, ps);
+	}
+	ab_buf_puts(out, "</table></div>\n");
+	free(with_runs);
 }

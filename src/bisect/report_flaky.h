@@ -22,4 +22,9 @@ json_t *ab_report_flaky_json(const ab_bisect *b);
 /* The model's answer in words, ids through esc. */
 void ab_report_flaky_text(ab_buf *out, const ab_bisect *b, ab_esc_fn esc);
 
+/* The same as a section of the HTML report: the culprit and the next
+ * most likely builds with their probabilities, the rates, and a table
+ * of every build's runs. */
+void ab_report_flaky_html(ab_buf *out, const ab_bisect *b);
+
 #endif

@@ -5,7 +5,9 @@
 #include "base/escape.h"
 #include "base/i18n.h"
 #include "bisect/report.h"
+#include "bisect/report_flaky.h"
 #include "bisect/report_html.h"
+#include "engine/flaky.h"
 #include "pkg/sysinstall.h"
 #include "base/util.h"
 
@@ -77,8 +79,21 @@ static const char *build_verdict(const ab_bisect *b, size_t i, size_t *step)
 	for (k = b->nsteps; k-- > 0;)
 		if (b->steps[k].index == i) {
 			*step = k + 1;
-			return step_verdict(&b->steps[k]);
+			break;
 		}
+	if (*step) {
+		/* Under the flaky model a build may have been judged both
+		 * ways: its last verdict alone would hide that. */
+		int good = 0, bad = 0;
+
+		for (k = 0; b->flaky && k < b->nsteps; k++)
+			if (b->steps[k].index == i && b->steps[k].by != AB_BY_UNAVAILABLE &&
+			    b->steps[k].by != AB_BY_FAILED_BUILD) {
+				good |= b->steps[k].verdict == AB_TERM_GOOD;
+				bad |= b->steps[k].verdict == AB_TERM_BAD;
+			}
+		return good && bad ? "mixed" : step_verdict(&b->steps[*step - 1]);
+	}
 	switch (ab_engine_get(b->engine, i)) {
 	case AB_V_OLD: return ab_bisect_old_term(b);
 	case AB_V_NEW: return ab_bisect_new_term(b);
@@ -161,6 +176,10 @@ static void put_shape(ab_buf *out, const char *v, double x, double y, double r)
 	else if (!strcmp(v, "skip"))
 		ab_buf_printf(out, "<polygon class=\"skip\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>",
 			      x, y - r - 1, x + r + 1, y, x, y + r + 1, x - r - 1, y);
+	else if (!strcmp(v, "mixed"))	/* good and bad: a square in a circle */
+		ab_buf_printf(out, "<circle class=\"good\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"/>"
+				   "<rect class=\"bad\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+			      x, y, r + 1, x - r * 0.6, y - r * 0.6, r * 1.2, r * 1.2);
 	else if (!strcmp(v, "unavailable"))
 		ab_buf_printf(out, "<circle class=\"unavailable\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"/>",
 			      x, y, r - 1);
@@ -191,6 +210,12 @@ static void put_mark(ab_buf *out, const pic *p, size_t i, const char *v, size_t 
 		ab_buf_puts(out, ")");
 	}
 	ab_buf_printf(out, ": %s", v);
+	if (step && p->b->flaky) {
+		unsigned f, ps;
+
+		ab_flaky_counts(p->b->flaky, i, &f, &ps);
+		ab_buf_printf(out, _(", %u failed and %u passed"), f, ps);
+	}
 	if (step)
 		ab_buf_printf(out, _(", step %zu"), step);
 	ab_buf_puts(out, "</title>");
@@ -285,16 +310,18 @@ static void put_range(ab_buf *out, const pic *p, size_t lo, size_t hi, int fix, 
 	ab_buf_puts(out, "</text>\n</svg></div>\n");
 }
 
-static void put_legend(ab_buf *out)
+static void put_legend(ab_buf *out, const ab_bisect *b)
 {
-	static const char *const vs[] = { "good", "bad", "skip", "unavailable", "failed", "untested" };
+	static const char *const vs[] = { "good", "bad", "mixed", "skip", "unavailable", "failed", "untested" };
 	size_t i;
 
 	ab_buf_puts(out, "<p class=\"legend\">");
 	for (i = 0; i < sizeof vs / sizeof *vs; i++) {
+		if (!strcmp(vs[i], "mixed") && !b->flaky)
+			continue;
 		ab_buf_puts(out, "<span><svg viewBox=\"0 0 20 20\" aria-hidden=\"true\">");
 		put_shape(out, vs[i], 10, 10, 7);
-		ab_buf_printf(out, "</svg> %s</span>", vs[i]);
+		ab_buf_printf(out, "</svg> %s</span>", strcmp(vs[i], "mixed") ? vs[i] : _("good and bad"));
 	}
 	ab_buf_printf(out, "<span>%s</span></p>\n",
 		      _("numbers: the steps, in the order they ran"));
@@ -501,6 +528,11 @@ static void put_title(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi, int
 		ab_buf_puts(out, fix ? _("fixed in build") : _("regression in build"));
 		ab_buf_puts(out, " ");
 		esc(out, b->index->builds[hi].id);
+		if (b->flaky) {
+			size_t from, to;
+
+			ab_buf_printf(out, _(" (probability %.3f)"), ab_flaky_best_range(b->flaky, &from, &to));
+		}
 	} else {
 		ab_buf_printf(out, fix ? _("fixed in one of %zu builds") : _("regression in one of %zu builds"),
 			      hi - lo);
@@ -526,7 +558,7 @@ static void put_pictures(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi, 
 		ab_buf_printf(out, "<p class=\"cap\">%s</p>\n", _("Close-up of the builds around the change:"));
 		put_range(out, &near, lo, hi, fix, found);
 	}
-	put_legend(out);
+	put_legend(out, b);
 }
 
 char *ab_report_html(const ab_bisect *b)
@@ -554,6 +586,8 @@ char *ab_report_html(const ab_bisect *b)
 		      &b->index->builds[hi]);
 	ab_buf_puts(&out, "</table></div>\n");
 	put_middle(&out, b, lo, hi, fix, found);
+	if (b->flaky)
+		ab_report_flaky_html(&out, b);
 	if (b->opt.jobs > 1)
 		put_jobs(&out, b);
 	put_steps(&out, b);
