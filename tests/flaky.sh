@@ -35,7 +35,7 @@ P
 chmod +x "$T/flaky-probe"
 
 export COUNTER="$T/count1"
-run ab --work-dir "$T/w1" --flaky --probe "$T/flaky-probe" --json
+run ab --work-dir "$T/w1" --flaky --probe "$T/flaky-probe" --json --report "$T/w1.md"
 is "$RC" 0 "--flaky: found (exit 0)"
 is "$(printf '%s' "$OUT" | json_get - first_new.id)" b0037 "--flaky: the culprit is b0037"
 is "$(printf '%s' "$OUT" | json_get - flaky.culprit)" b0037 "the report's flaky answer names it"
@@ -61,6 +61,38 @@ unlike "$ERR" ' 0\.000[;)]' "no build is listed as a runner-up at probability 0.
 distinct=$(sort -u "$COUNTER.log" | wc -l)
 like "$ERR" "^$runs runs on $distinct builds \\($runs by the probe\\)" \
 	"the counts tell runs from builds ($runs runs on $distinct builds)"
+# The Markdown report: its own section, the lists as tables (lines of
+# text would run together into one paragraph once rendered).
+printf '%s' "$OUT" > "$T/w1.json"
+is "$("$PYTHON3" - "$T/w1.md" "$T/w1.json" <<'EOF'
+import json, sys
+md = open(sys.argv[1], encoding="utf-8").read().split("\n")
+fl = json.load(open(sys.argv[2]))["flaky"]
+problems = []
+if "### Flaky verdicts" not in md:
+    problems.append("no heading")
+def table(head):
+    if head not in md:
+        return None
+    i = md.index(head)
+    if md[i - 1] != "" or not md[i + 1].startswith("|---"):
+        problems.append("table %r is not a table" % head)
+    rows = []
+    for line in md[i + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip("|").split("|")])
+    return rows
+ranked = table("| most likely first bad build | probability |")
+if not ranked or ranked[0] != [fl["culprit"], "%.3f" % fl["probability"]]:
+    problems.append("most likely builds %r" % (ranked,))
+runs = table("| build | failed | passed |")
+want = [[r["id"], str(r["fails"]), str(r["passes"])] for r in fl["runs"]]
+if runs != want:
+    problems.append("runs %r, the JSON %r" % (runs, want))
+print("; ".join(problems))
+EOF
+)" "" "the Markdown report: a section with the most likely builds and every build's runs as tables"
 # The progress lines: no "candidates left" (no build is ruled out), but
 # how often the build has run, where the most likely culprit stands
 # against the level that stops the run, and each run's counts.

@@ -825,7 +825,7 @@ char *ab_report_markdown(const ab_bisect *b)
 	md_middle(&out, b, lo, hi, fix, found);
 	if (b->flaky) {
 		ab_buf_puts(&out, "\n");
-		ab_report_flaky_text(&out, b, ab_esc_md_to);
+		ab_report_flaky_markdown(&out, b);
 	}
 	ab_buf_printf(&out, "\n### %s\n\n| # | %s | %s | %s |\n|---|---|---|---|\n", _("Steps"),
 		      _("build"), _("verdict"), _("by"));

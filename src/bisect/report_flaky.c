@@ -71,13 +71,20 @@ json_t *ab_report_flaky_json(const ab_bisect *b)
 /* The builds with runs and their counts, in index order, a few to a
  * line; at most RUNS_SHOWN of them, those nearest culprit hi. */
 #define RUNS_SHOWN 40
+/* The window [*from, *to) of the n builds with_runs[] that is shown. */
+static void runs_window(const size_t *with_runs, size_t n, size_t hi, size_t *from, size_t *to)
+{
+	*from = 0;
+	while (*from + RUNS_SHOWN < n && with_runs[*from + RUNS_SHOWN / 2] < hi)
+		(*from)++;
+	*to = *from + RUNS_SHOWN < n ? *from + RUNS_SHOWN : n;
+}
+
 static void runs_text(ab_buf *out, const ab_bisect *b, size_t hi, ab_esc_fn esc)
 {
-	size_t *with_runs, n = builds_with_runs(b, &with_runs), from = 0, to, i;
+	size_t *with_runs, n = builds_with_runs(b, &with_runs), from, to, i;
 
-	while (from + RUNS_SHOWN < n && with_runs[from + RUNS_SHOWN / 2] < hi)
-		from++;
-	to = from + RUNS_SHOWN < n ? from + RUNS_SHOWN : n;
+	runs_window(with_runs, n, hi, &from, &to);
 	ab_buf_puts(out, _("Runs (failed/passed):"));
 	if (from > 0)
 		ab_buf_puts(out, " ...");
@@ -117,6 +124,46 @@ void ab_report_flaky_text(ab_buf *out, const ab_bisect *b, ab_esc_fn esc)
 	ab_buf_printf(out, _("Estimated failure rate: %.2f before it, %.2f from it on (%u probe runs).\n"),
 		      before, after, ab_flaky_probes(b->flaky));
 	runs_text(out, b, hi, esc);
+}
+
+void ab_report_flaky_markdown(ab_buf *out, const ab_bisect *b)
+{
+	size_t ranked[5], *with_runs, n, i, lo, hi, from, to;
+	double p[5], before, after;
+
+	ab_flaky_best_range(b->flaky, &lo, &hi);
+	ab_buf_printf(out, "### %s\n\n", _("Flaky verdicts"));
+	ab_buf_puts(out, b->switched ? _("Flaky verdicts (a build was judged both good and bad): the answer is weighed by probability.\n")
+				     : _("Flaky mode (--flaky): the answer is weighed by probability.\n"));
+	ab_buf_printf(out, "\n| %s | %s |\n|---|---|\n", _("most likely first bad build"), _("probability"));
+	n = ab_flaky_ranked(b->flaky, ranked, p, 5);
+	for (i = 0; i < n; i++) {
+		if (i > 0 && p[i] < 0.0005)
+			continue;
+		ab_buf_puts(out, "| ");
+		ab_esc_md_to(out, b->index->builds[ranked[i]].id);
+		ab_buf_printf(out, " | %.3f |\n", p[i]);
+	}
+	ab_flaky_rates(b->flaky, &before, &after);
+	ab_buf_puts(out, "\n");
+	ab_buf_printf(out, _("Estimated failure rate: %.2f before it, %.2f from it on (%u probe runs).\n"),
+		      before, after, ab_flaky_probes(b->flaky));
+	ab_buf_printf(out, "\n| %s | %s | %s |\n|---|---|---|\n", _("build"), _("failed"), _("passed"));
+	n = builds_with_runs(b, &with_runs);
+	runs_window(with_runs, n, hi, &from, &to);
+	if (from > 0)
+		ab_buf_puts(out, "| ... | | |\n");
+	for (i = from; i < to; i++) {
+		unsigned f, ps;
+
+		run_counts(b, with_runs[i], &f, &ps);
+		ab_buf_puts(out, "| ");
+		ab_esc_md_to(out, b->index->builds[with_runs[i]].id);
+		ab_buf_printf(out, " | %u | %u |\n", f, ps);
+	}
+	if (to < n)
+		ab_buf_puts(out, "| ... | | |\n");
+	free(with_runs);
 }
 
 void ab_report_flaky_html(ab_buf *out, const ab_bisect *b)

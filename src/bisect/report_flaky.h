@@ -22,6 +22,10 @@ json_t *ab_report_flaky_json(const ab_bisect *b);
 /* The model's answer in words, ids through esc. */
 void ab_report_flaky_text(ab_buf *out, const ab_bisect *b, ab_esc_fn esc);
 
+/* The same as a section of the Markdown report, its lists as tables
+ * (lines of text would run together into one paragraph). */
+void ab_report_flaky_markdown(ab_buf *out, const ab_bisect *b);
+
 /* The same as a section of the HTML report: the culprit and the next
  * most likely builds with their probabilities, the rates, and a table
  * of every build's runs. */
