@@ -182,6 +182,15 @@ is "$(grep -c '^Confirming b003[67] \[1\.0\.3[67]\] (run [123] of 3)$' "$T/run.e
 	"each confirming run is announced as one, with its round"
 unlike "$ERR" ' 1 candidates left' "and no '1 candidates left' anywhere"
 
+# Stopped by the probe before any run counted: the report gives no
+# range (no build is ruled out) and no empty list of runs.
+run ab --work-dir "$T/w-stop" --flaky --probe 'exit 200' --report "$T/w-stop.md"
+is "$RC" 4 "--flaky, the probe stops the run at once: exit 4"
+like "$OUT" '^Stopped before one build held the probability that ends the run\.$' "the report says it stopped short of the stop"
+unlike "$OUT" 'candidate builds left|Runs \(failed/passed\)' "and gives no range of candidates and no empty list of runs"
+unlike "$(cat "$T/w-stop.md")" '\| build \| failed \| passed \|' "the Markdown report has no empty table of runs"
+like "$(cat "$T/w-stop.md")" '^Candidates left when it stopped: ' "and says its candidates are those left when it stopped, not builds that could not be told apart"
+
 # By hand: one build judged bad, then good: both kept, the session goes on.
 W="$T/w6"
 run ab start --work-dir "$W" --good b0000 --bad b0063

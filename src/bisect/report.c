@@ -557,7 +557,14 @@ static void text_headline(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi)
 			ab_buf_puts(out, _("The builds between them could not be tested (skipped, failed or unavailable).\n\n"));
 		break;
 	default: {
-		char *from = ab_esc_term(b->index->builds[lo + 1].id), *to = ab_esc_term(nw->id);
+		char *from, *to;
+
+		if (b->flaky) {	/* no build is ruled out: no range to give */
+			ab_buf_puts(out, _("Stopped before one build held the probability that ends the run.\n\n"));
+			break;
+		}
+		from = ab_esc_term(b->index->builds[lo + 1].id);
+		to = ab_esc_term(nw->id);
 
 		ab_buf_printf(out, _("Stopped with %zu candidate builds left, from %s to %s.\n\n"),
 			      hi - lo, from, to);
@@ -745,6 +752,14 @@ static void md_title(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi, int 
 
 /* The kernels' releases, the candidates, the compare link, the count of
  * commits and the git commands: what comes between the table and the steps. */
+const char *ab_report_candidates_words(const ab_bisect *b)
+{
+	if (b->result != AB_RESULT_INCONCLUSIVE)
+		return _("Candidates left when it stopped:");
+	return b->flaky ? _("Candidates (the runs so far do not single one out):")
+			: _("Candidates (they could not be told apart):");
+}
+
 static void md_middle(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi, int fix, int found)
 {
 	const ab_build *old = &b->index->builds[lo], *nw = &b->index->builds[hi];
@@ -765,7 +780,7 @@ static void md_middle(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi, int
 	free(rn);
 	if (!found) {
 		ab_buf_puts(out, "\n");
-		ab_buf_puts(out, _("Candidates (they could not be told apart):"));
+		ab_buf_puts(out, ab_report_candidates_words(b));
 		for (i = lo + 1; i <= hi && i <= lo + 50; i++) {
 			ab_buf_puts(out, " ");
 			ab_esc_md_to(out, b->index->builds[i].id);

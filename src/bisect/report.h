@@ -25,6 +25,10 @@ char *ab_report_markdown(const ab_bisect *b);
  * (NULL for an index v1 that says nothing of it); *unverified counts
  * the builds taken with nothing to check them against. */
 const char *ab_report_trust_sentence(const ab_bisect *b, size_t *unverified);
+/* The words before the list of candidates of a run that found none:
+ * why they are left (not told apart, not singled out by flaky runs, or
+ * the run stopped first). */
+const char *ab_report_candidates_words(const ab_bisect *b);
 
 /* The exit status the contract gives this result. */
 int ab_report_exit_status(const ab_bisect *b);

@@ -85,6 +85,10 @@ static void runs_text(ab_buf *out, const ab_bisect *b, size_t hi, ab_esc_fn esc)
 	size_t *with_runs, n = builds_with_runs(b, &with_runs), from, to, i;
 
 	runs_window(with_runs, n, hi, &from, &to);
+	if (n == 0) {	/* stopped before the first run */
+		free(with_runs);
+		return;
+	}
 	ab_buf_puts(out, _("Runs (failed/passed):"));
 	if (from > 0)
 		ab_buf_puts(out, " ...");
@@ -121,7 +125,7 @@ void ab_report_flaky_text(ab_buf *out, const ab_bisect *b, ab_esc_fn esc)
 	}
 	ab_buf_puts(out, ").\n");
 	ab_flaky_rates(b->flaky, &before, &after);
-	ab_buf_printf(out, _("Estimated failure rate: %.2f before it, %.2f from it on (%u probe runs).\n"),
+	ab_buf_printf(out, _("Estimated failure rate: %.2f before it, %.2f from it on (%u runs).\n"),
 		      before, after, ab_flaky_probes(b->flaky));
 	runs_text(out, b, hi, esc);
 }
@@ -146,11 +150,12 @@ void ab_report_flaky_markdown(ab_buf *out, const ab_bisect *b)
 	}
 	ab_flaky_rates(b->flaky, &before, &after);
 	ab_buf_puts(out, "\n");
-	ab_buf_printf(out, _("Estimated failure rate: %.2f before it, %.2f from it on (%u probe runs).\n"),
+	ab_buf_printf(out, _("Estimated failure rate: %.2f before it, %.2f from it on (%u runs).\n"),
 		      before, after, ab_flaky_probes(b->flaky));
-	ab_buf_printf(out, "\n| %s | %s | %s |\n|---|---|---|\n", _("build"), _("failed"), _("passed"));
 	n = builds_with_runs(b, &with_runs);
 	runs_window(with_runs, n, hi, &from, &to);
+	if (n)
+		ab_buf_printf(out, "\n| %s | %s | %s |\n|---|---|---|\n", _("build"), _("failed"), _("passed"));
 	if (from > 0)
 		ab_buf_puts(out, "| ... | | |\n");
 	for (i = from; i < to; i++) {
@@ -188,11 +193,16 @@ void ab_report_flaky_html(ab_buf *out, const ab_bisect *b)
 	}
 	ab_buf_puts(out, "</table></div>\n<p id=\"rates\">");
 	ab_flaky_rates(b->flaky, &before, &after);
-	ab_buf_printf(out, _("Estimated failure rate: %.2f before it, %.2f from it on (%u probe runs).\n"),
+	ab_buf_printf(out, _("Estimated failure rate: %.2f before it, %.2f from it on (%u runs).\n"),
 		      before, after, ab_flaky_probes(b->flaky));
-	ab_buf_printf(out, "</p>\n<div class=\"wide\"><table id=\"runs\">\n<tr><th>%s</th><th>%s</th><th>%s</th></tr>\n",
-		      _("build"), _("failed"), _("passed"));
+	ab_buf_puts(out, "</p>\n");
 	n = builds_with_runs(b, &with_runs);
+	if (n == 0) {	/* stopped before the first run */
+		free(with_runs);
+		return;
+	}
+	ab_buf_printf(out, "<div class=\"wide\"><table id=\"runs\">\n<tr><th>%s</th><th>%s</th><th>%s</th></tr>\n",
+		      _("build"), _("failed"), _("passed"));
 	for (i = 0; i < n; i++) {
 		unsigned f, ps;
 

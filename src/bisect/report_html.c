@@ -355,7 +355,7 @@ static void put_middle(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi, in
 	size_t i;
 
 	if (!found) {
-		ab_buf_printf(out, "<p>%s", _("Candidates (they could not be told apart):"));
+		ab_buf_printf(out, "<p>%s", ab_report_candidates_words(b));
 		for (i = lo + 1; i <= hi && i <= lo + 50; i++) {
 			ab_buf_puts(out, " <code>");
 			esc(out, b->index->builds[i].id);
