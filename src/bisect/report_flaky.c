@@ -10,7 +10,7 @@
 /* A build's runs: the model also counts the verdicts the range was
  * given with (a pass on the old end, a failure on the new), which are
  * no runs. */
-static void run_counts(const ab_bisect *b, size_t i, unsigned *f, unsigned *p)
+void ab_report_flaky_runs(const ab_bisect *b, size_t i, unsigned *f, unsigned *p)
 {
 	ab_flaky_counts(b->flaky, i, f, p);
 	if (i == b->old_end && *p > 0)
@@ -29,7 +29,7 @@ static size_t builds_with_runs(const ab_bisect *b, size_t **out)
 	for (i = 0; i < b->index->nbuilds; i++) {
 		unsigned f, p;
 
-		run_counts(b, i, &f, &p);
+		ab_report_flaky_runs(b, i, &f, &p);
 		if (f + p)
 			(*out)[n++] = i;
 	}
@@ -50,7 +50,7 @@ json_t *ab_report_flaky_json(const ab_bisect *b)
 	for (i = 0; i < n; i++) {
 		unsigned f, ps;
 
-		run_counts(b, with_runs[i], &f, &ps);
+		ab_report_flaky_runs(b, with_runs[i], &f, &ps);
 		json_array_append_new(c, json_pack("{s:s, s:I, s:I}", "id", b->index->builds[with_runs[i]].id,
 						   "fails", (json_int_t)f, "passes", (json_int_t)ps));
 	}
@@ -95,7 +95,7 @@ static void runs_text(ab_buf *out, const ab_bisect *b, size_t hi, ab_esc_fn esc)
 	for (i = from; i < to; i++) {
 		unsigned f, ps;
 
-		run_counts(b, with_runs[i], &f, &ps);
+		ab_report_flaky_runs(b, with_runs[i], &f, &ps);
 		ab_buf_puts(out, (i - from) % 6 == 0 ? "\n  " : "  ");
 		esc(out, b->index->builds[with_runs[i]].id);
 		ab_buf_printf(out, " %u/%u", f, ps);
@@ -161,7 +161,7 @@ void ab_report_flaky_markdown(ab_buf *out, const ab_bisect *b)
 	for (i = from; i < to; i++) {
 		unsigned f, ps;
 
-		run_counts(b, with_runs[i], &f, &ps);
+		ab_report_flaky_runs(b, with_runs[i], &f, &ps);
 		ab_buf_puts(out, "| ");
 		ab_esc_md_to(out, b->index->builds[with_runs[i]].id);
 		ab_buf_printf(out, " | %u | %u |\n", f, ps);
@@ -206,7 +206,7 @@ void ab_report_flaky_html(ab_buf *out, const ab_bisect *b)
 	for (i = 0; i < n; i++) {
 		unsigned f, ps;
 
-		run_counts(b, with_runs[i], &f, &ps);
+		ab_report_flaky_runs(b, with_runs[i], &f, &ps);
 		ab_buf_printf(out, "<tr%s data-fails=\"%u\" data-passes=\"%u\"><td><code>",
 			      with_runs[i] == hi ? " class=\"culprit\"" : "", f, ps);
 		ab_esc_html_to(out, b->index->builds[with_runs[i]].id);

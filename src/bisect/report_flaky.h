@@ -16,6 +16,10 @@
 /* Appends s to out with the escapes of the report's form. */
 typedef void (*ab_esc_fn)(ab_buf *out, const char *s);
 
+/* Build i's runs, failed and passed: the model's counts without the
+ * verdicts the range was given with (which are no runs). */
+void ab_report_flaky_runs(const ab_bisect *b, size_t i, unsigned *fails, unsigned *passes);
+
 /* The report's "flaky" object. Caller json_decref()s it. */
 json_t *ab_report_flaky_json(const ab_bisect *b);
 

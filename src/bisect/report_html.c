@@ -213,7 +213,7 @@ static void put_mark(ab_buf *out, const pic *p, size_t i, const char *v, size_t 
 	if (step && p->b->flaky) {
 		unsigned f, ps;
 
-		ab_flaky_counts(p->b->flaky, i, &f, &ps);
+		ab_report_flaky_runs(p->b, i, &f, &ps);
 		ab_buf_printf(out, _(", %u failed and %u passed"), f, ps);
 	}
 	if (step)

@@ -2,7 +2,7 @@
  * good, bad, skip, run after a reboot, replay, status, log, reset). */
 #include "config.h"
 #include "cli/cmd_ctx.h"
-#include "engine/flaky.h"
+#include "bisect/report_flaky.h"
 
 static int prepare_and_say(ctx *c);
 
@@ -161,7 +161,7 @@ static void say_next(ctx *c, size_t idx, const char *root, const char *artifacts
 		char *state = ab_progress_flaky_state(c->b);
 		unsigned fails, passes;
 
-		ab_flaky_counts(c->b->flaky, idx, &fails, &passes);
+		ab_report_flaky_runs(c->b, idx, &fails, &passes);
 		printf(_("So far: %s.\n"), state);
 		if (fails + passes)
 			printf(_("Its runs so far: %u failed, %u passed.\n"), fails, passes);

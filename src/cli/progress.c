@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "base/escape.h"
 #include "base/i18n.h"
+#include "bisect/report_flaky.h"
 #include "cli/progress.h"
 #include "base/util.h"
 #include "engine/flaky.h"
@@ -74,7 +75,7 @@ static void choose_flaky(const ab_bisect *b, size_t idx, const char *id, const c
 	char *state = ab_progress_flaky_state(b);
 	char *name = ab_xasprintf("%s%s%s%s", id, version ? " [" : "", version ? version : "", version ? "]" : "");
 
-	ab_flaky_counts(b->flaky, idx, &fails, &passes);
+	ab_report_flaky_runs(b, idx, &fails, &passes);
 	runs = fails + passes;
 	if (runs)
 		fprintf(stderr, ngettext("Testing %s (run %u time so far): %s\n",
@@ -138,7 +139,7 @@ void ab_progress_verdict(void *ud, const ab_bisect *b, const ab_step *s)
 
 		/* Each run is one observation: the counts say what the
 		 * model has seen of this build so far. */
-		ab_flaky_counts(b->flaky, s->index, &fails, &passes);
+		ab_report_flaky_runs(b, s->index, &fails, &passes);
 		fprintf(stderr, _("  %s: %s (%.2f s; %u failed, %u passed on it so far)\n"), id,
 			ab_term_label(ab_term_name(s->verdict)), s->seconds, fails, passes);
 	} else
