@@ -54,7 +54,7 @@ W="$T/wd"
 cp "$W/session.json" "$T/good-session.json"
 printf '{"format": "artbisect-session", "argv": [' > "$W/session.json"
 run "$ARTBISECT" status --work-dir "$W"
-like "$RC/$ERR" "^3/.*session.json: not a session file this version can read .*'artbisect reset --work-dir $W' removes it" \
+like "$RC/$ERR" "^3/.*session.json: not a session file this version can read .*; to remove it: artbisect reset --work-dir $W\$" \
 	"a truncated session file: exit 3, with a reason"
 "$PYTHON3" - "$T/good-session.json" "$W/session.json" <<'EOF'
 import json, sys

@@ -125,7 +125,7 @@ W6="$T/w6 'damaged'"
 "$ARTBISECT" start --index "$idx" --work-dir "$W6" > /dev/null 2>&1
 printf '{"format": "artbisect-session", "argv": [' > "$W6/session.json"
 run "$ARTBISECT" good --work-dir "$W6"
-hint=$(sed -n "s/^artbisect: .*: not a session file this version can read (.*); '\\(.*\\)' removes it\$/\\1/p" <<<"$ERR")
+hint=$(sed -n "s/^artbisect: .*: not a session file this version can read (.*); to remove it: //p" <<<"$ERR")
 like "$RC/$hint" "^3/artbisect reset --work-dir '" "a damaged session file: exit 3, says how to remove it, with its work directory"
 pasted sh "$E" "$hint"
 is "$RC/$(ls "$W6")" 0/session.lock "... pasted: the damaged session is gone"
@@ -137,7 +137,7 @@ d = json.load(open(sys.argv[1]))
 d["steps"] = [{"id": "b0003", "verdict": "maybe", "by": "user"}]
 json.dump(d, open(sys.argv[1], "w"))' "$W6/session.json"
 run "$ARTBISECT" status --work-dir "$W6"
-hint=$(sed -n "s/^artbisect: .*: step 1 is damaged; '\\(.*\\)' removes the session\$/\\1/p" <<<"$ERR")
+hint=$(sed -n "s/^artbisect: .*: step 1 is damaged; to remove the session: //p" <<<"$ERR")
 like "$RC/$hint" "^3/artbisect reset --work-dir '" "a damaged step: exit 3, says how to remove the session"
 pasted sh "$E" "$hint"
 is "$RC/$(ls "$W6")" 0/session.lock "... pasted: that session is gone too"

@@ -214,7 +214,7 @@ ab_session *ab_session_load(const char *work_dir, ab_error *err)
 		char *q = ab_shell_quote(work_dir);
 
 		ab_error_set(err, AB_EXIT_FAILURE,
-			     _("%s: not a session file this version can read (%s); 'artbisect reset --work-dir %s' removes it"),
+			     _("%s: not a session file this version can read (%s); to remove it: artbisect reset --work-dir %s"),
 			     path, root ? _("fields missing") : jerr.text, q);
 		free(q);
 		goto out;
@@ -253,7 +253,7 @@ ab_session *ab_session_load(const char *work_dir, ab_error *err)
 			char *q = ab_shell_quote(work_dir);
 
 			ab_error_set(err, AB_EXIT_FAILURE,
-				     _("%s: step %zu is damaged; 'artbisect reset --work-dir %s' removes the session"),
+				     _("%s: step %zu is damaged; to remove the session: artbisect reset --work-dir %s"),
 				     path, i + 1, q);
 			free(q);
 			ab_session_free(s);
