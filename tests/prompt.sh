@@ -65,4 +65,17 @@ is "$RC" 0 "and the bisection goes on"
 run "$PYTHON3" "$T/person.py" quit "${A[@]}"
 is "$RC" 4 "quit at the prompt: exit 4"
 
+# --flaky: [l]ist gives the most likely builds with their probabilities
+# and runs (no build is ruled out, so the range of the plain bisection
+# would list them all); then the answers find the culprit.
+run "$PYTHON3" "$TESTS_SRCDIR/person.py" '[["good or bad\\?[^\\n]*: $", "l\n"]]' \
+	"$ARTBISECT" --index "$T/farm/index.json" --cache-dir "$T/cache" --work-dir "$T/work-flaky" --flaky
+is "$RC" 0 "--flaky at the prompt: found"
+like "$OUT" 'The first bad build is b0013' "the report names the culprit"
+listed=$(sed -n '/the most likely first bad builds:/,/good or bad?/p' <<<"$OUT")
+is "$(grep -cE '^  b[0-9]{4} +0\.[0-9]{3}  [0-9]+ failed, [0-9]+ passed' <<<"$listed")" 12 \
+	"[l]ist under --flaky: the 12 most likely builds, each with its probability and runs"
+like "$listed" '^  b[0-9]{4} +0\.[0-9]{3}  0 failed, 0 passed \(being tested\)$' "the build being tested marked among them"
+unlike "$listed" 'known bad|last good' "not the plain bisection's range"
+
 plan_done

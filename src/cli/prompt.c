@@ -11,6 +11,8 @@
 #include "base/util.h"
 #include "base/i18n.h"
 #include "bisect/probe.h"
+#include "bisect/report_flaky.h"
+#include "engine/flaky.h"
 #include "cli/progress.h"
 #include "cli/prompt.h"
 
@@ -121,6 +123,27 @@ static void launch(ab_prompt *p, const ab_bisect *b, size_t idx, const char *roo
 		fprintf(stderr, _("It exited with status %d.\n"), res.status);
 }
 
+/* Under the flaky model no build is ruled out: the most likely ones,
+ * with their probabilities and runs. */
+#define LIST_FLAKY 12
+static void list_flaky(const ab_bisect *b, size_t idx)
+{
+	size_t ranked[LIST_FLAKY], n, i;
+	double p[LIST_FLAKY];
+
+	n = ab_flaky_ranked(b->flaky, ranked, p, LIST_FLAKY);
+	fprintf(stderr, _("  the most likely first %s builds:\n"), ab_term_label(ab_bisect_new_term(b)));
+	for (i = 0; i < n; i++) {
+		unsigned f, ps;
+		char *id = ab_esc_term(b->index->builds[ranked[i]].id);
+
+		ab_report_flaky_runs(b, ranked[i], &f, &ps);
+		fprintf(stderr, _("  %-24s %.3f  %u failed, %u passed%s\n"), id, p[i], f, ps,
+			ranked[i] == idx ? _(" (being tested)") : "");
+		free(id);
+	}
+}
+
 /* The builds that may still be the first new one, with what is known. */
 static void list_left(const ab_bisect *b, size_t idx)
 {
@@ -208,7 +231,10 @@ ab_answer ab_prompt_ask(ab_prompt *p, const ab_bisect *b, size_t idx, const char
 			continue;
 		}
 		if (is(line, "l", "list")) {
-			list_left(b, idx);
+			if (b->flaky)
+				list_flaky(b, idx);
+			else
+				list_left(b, idx);
 			continue;
 		}
 		if (is(line, "r", "retry")) {
