@@ -235,8 +235,16 @@ if [ $have_rpm = 1 ]; then
 	is "$RC/$(echo "$OUT" | json_get - builds.0.id)" 0/1.0.0-1 "artbisect index over RPMs"
 	ok "  reading and checking RPMs leaves no rpm database in the home (~/.rpmdb)" test ! -e "$UH/.rpmdb"
 	if as_user unshare --user true >/dev/null 2>&1; then
-		run ab --index "$BASE/rpm/index.json" --probe ./usr/bin/app --install rpm --json
+		# The probe notes the uid it runs as: librpm's user namespace
+		# (where the user is uid 0) must not reach it.
+		printf '#!/bin/sh\nid -u >> "%s/rpm-uids"\nexec ./usr/bin/app\n' "$UH" > "$UH/uid-probe"
+		chmod 755 "$UH/uid-probe"
+		chown "$U" "$UH/uid-probe" 2>/dev/null
+		run ab --index "$BASE/rpm/index.json" --probe "$UH/uid-probe" --install rpm --json
 		is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0007 "--install rpm with user namespaces: found b0007"
+		is "$(sort -u "$UH/rpm-uids" 2>/dev/null | tr '\n' ' ')" "$(id -u "$U") " \
+			"  every probe ran as the user, not as uid 0 of rpm's user namespace"
+		rm -f "$UH/rpm-uids" "$UH/uid-probe"
 		is "$(ls -A "$WORK/roots" | wc -l)" 0 "  its roots are removed"
 		ok "  and no ~/.rpmdb" test ! -e "$UH/.rpmdb"
 	else

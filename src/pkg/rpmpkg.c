@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <rpm/header.h>
 #include <rpm/rpmcli.h>
@@ -717,12 +718,112 @@ ab_rpm_rc ab_rpm_verify(const char *path, const ab_rpm_keyring *kr, char **reaso
 	return rc;
 }
 
+/* What a child that ran the transaction sends back on its pipe. */
+struct install_result {
+	int rc;			/* an ab_rpm_rc */
+	int code;		/* err->code */
+	size_t reason_len;	/* then the reason's bytes, then err->msg's */
+	size_t msg_len;
+};
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* As a normal user librpm moves the process that runs a transaction
+ * into a user namespace of its own, where it is uid 0 for good: every
+ * probe started after it would then run as "root" too. So the
+ * transaction runs in a child, which sends its result back. The caller
+ * holds rpm_lock, so no other thread is inside librpm at the fork. */
+static ab_rpm_rc install_in_child(const char *const *paths, size_t n, const char *root,
+				  const ab_rpm_keyring *kr, char **reason, ab_error *err)
+{
+	struct install_result r = { 0 };
+	ab_buf got = {0};
+	char chunk[4096];
+	int fds[2], status;
+	ssize_t k;
+	pid_t pid;
+
+	*reason = NULL;
+	if (pipe(fds) < 0) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot make a pipe for rpm: %s"), strerror(errno));
+		return AB_RPM_ERROR;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot start rpm's transaction: %s"), strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return AB_RPM_ERROR;
+	}
+	if (pid == 0) {
+		ab_error cerr = {0};
+		char *why = NULL;
+
+		close(fds[0]);
+		r.rc = install_unlocked(paths, n, root, kr, &why, &cerr);
+		r.code = cerr.code;
+		r.reason_len = why ? strlen(why) : 0;
+		r.msg_len = strlen(cerr.msg);
+		if (write_all(fds[1], &r, sizeof r) < 0 || write_all(fds[1], why ? why : "", r.reason_len) < 0 ||
+		    write_all(fds[1], cerr.msg, r.msg_len) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	while ((k = read(fds[0], chunk, sizeof chunk)) != 0) {
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			break;
+		ab_buf_append(&got, chunk, (size_t)k);
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (got.len < sizeof r) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("rpm's transaction ended without a result (%s)"),
+			     WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : _("no output"));
+		ab_buf_free(&got);
+		return AB_RPM_ERROR;
+	}
+	memcpy(&r, got.data, sizeof r);
+	if (got.len != sizeof r + r.reason_len + r.msg_len) {
+		ab_error_set(err, AB_EXIT_FAILURE, "%s", _("rpm's transaction sent back a damaged result"));
+		ab_buf_free(&got);
+		return AB_RPM_ERROR;
+	}
+	if (r.reason_len)
+		*reason = ab_xstrndup(got.data + sizeof r, r.reason_len);
+	if (r.code || r.msg_len)
+		ab_error_set(err, r.code, "%.*s", (int)r.msg_len, got.data + sizeof r + r.reason_len);
+	ab_buf_free(&got);
+	return (ab_rpm_rc)r.rc;
+}
+
 ab_rpm_rc ab_rpm_install(const char *const *paths, size_t n, const char *root, const ab_rpm_keyring *kr, char **reason, ab_error *err)
 {
 	ab_rpm_rc rc;
 
 	pthread_mutex_lock(&rpm_lock);
-	rc = install_unlocked(paths, n, root, kr, reason, err);
+	if (geteuid() == 0)
+		rc = install_unlocked(paths, n, root, kr, reason, err);
+	else
+		rc = install_in_child(paths, n, root, kr, reason, err);
 	pthread_mutex_unlock(&rpm_lock);
 	return rc;
 }
