@@ -182,6 +182,18 @@ is "$(grep -c '^Confirming b003[67] \[1\.0\.3[67]\] (run [123] of 3)$' "$T/run.e
 	"each confirming run is announced as one, with its round"
 unlike "$ERR" ' 1 candidates left' "and no '1 candidates left' anywhere"
 
+# --find-fix under the model: the words are the fix's, not a first bad
+# build's.
+mkfarm --out "$T/fix" --builds 24 --fix-at 15
+run "$ARTBISECT" --index "$T/fix/index.json" --cache-dir "$T/cache-fix" --work-dir "$T/w-fix" \
+	--find-fix --flaky --probe ./usr/bin/app --report "$T/w-fix.md"
+is "$RC" 0 "--find-fix --flaky: found"
+like "$OUT" '^Most likely fix: b0015 \(probability' "the text report names the most likely fix"
+like "$ERR" '^Testing b[0-9]{4} \[[^]]*\] \(its first run\): most likely fix b[0-9]{4}, probability ' \
+	"the progress speaks of the fix"
+like "$(cat "$T/w-fix.md")" '^\| most likely fix \| probability \|$' "and the Markdown report's table"
+unlike "$OUT$ERR$(cat "$T/w-fix.md")" 'first bad build' "no 'first bad build' anywhere"
+
 # Stopped by the probe before any run counted: the report gives no
 # range (no build is ruled out) and no empty list of runs.
 run ab --work-dir "$T/w-stop" --flaky --probe 'exit 200' --report "$T/w-stop.md"

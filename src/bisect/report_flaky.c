@@ -36,6 +36,12 @@ static size_t builds_with_runs(const ab_bisect *b, size_t **out)
 	return n;
 }
 
+/* The heading of the most likely builds' column. */
+static const char *most_likely_heading(const ab_bisect *b)
+{
+	return b->opt.find_fix ? _("most likely fix") : _("most likely first bad build");
+}
+
 json_t *ab_report_flaky_json(const ab_bisect *b)
 {
 	size_t ranked[5], *with_runs, n, i, lo, hi;
@@ -111,7 +117,7 @@ void ab_report_flaky_text(ab_buf *out, const ab_bisect *b, ab_esc_fn esc)
 
 	ab_buf_puts(out, b->switched ? _("Flaky verdicts (a build was judged both good and bad): the answer is weighed by probability.\n")
 				     : _("Flaky mode (--flaky): the answer is weighed by probability.\n"));
-	ab_buf_puts(out, _("Most likely first bad build: "));
+	ab_buf_puts(out, b->opt.find_fix ? _("Most likely fix: ") : _("Most likely first bad build: "));
 	esc(out, b->index->builds[hi].id);
 	ab_buf_printf(out, _(" (probability %.3f"), best);
 	n = ab_flaky_ranked(b->flaky, ranked, p, 5);
@@ -139,7 +145,7 @@ void ab_report_flaky_markdown(ab_buf *out, const ab_bisect *b)
 	ab_buf_printf(out, "### %s\n\n", _("Flaky verdicts"));
 	ab_buf_puts(out, b->switched ? _("Flaky verdicts (a build was judged both good and bad): the answer is weighed by probability.\n")
 				     : _("Flaky mode (--flaky): the answer is weighed by probability.\n"));
-	ab_buf_printf(out, "\n| %s | %s |\n|---|---|\n", _("most likely first bad build"), _("probability"));
+	ab_buf_printf(out, "\n| %s | %s |\n|---|---|\n", most_likely_heading(b), _("probability"));
 	n = ab_flaky_ranked(b->flaky, ranked, p, 5);
 	for (i = 0; i < n; i++) {
 		if (i > 0 && p[i] < 0.0005)
@@ -181,7 +187,7 @@ void ab_report_flaky_html(ab_buf *out, const ab_bisect *b)
 	ab_buf_puts(out, b->switched ? _("Flaky verdicts (a build was judged both good and bad): the answer is weighed by probability.\n")
 				     : _("Flaky mode (--flaky): the answer is weighed by probability.\n"));
 	ab_buf_printf(out, "</p>\n<div class=\"wide\"><table id=\"ranked\">\n<tr><th>%s</th><th>%s</th></tr>\n",
-		      _("most likely first bad build"), _("probability"));
+		      most_likely_heading(b), _("probability"));
 	n = ab_flaky_ranked(b->flaky, ranked, p, 5);
 	for (i = 0; i < n; i++) {
 		/* As in the text: what would show as 0.000 says nothing. */
