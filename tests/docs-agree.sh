@@ -275,11 +275,16 @@ is "$RC/$(echo "$OUT" | json_get - result)" "0/found" "a bisection here: found, 
 echo "$OUT" > "$T/report.json"
 run "$ARTBISECT" status --json --work-dir "$T/w-json"
 echo "$OUT" > "$T/status.json"
+# And one under the flaky model, for the keys of its "flaky" object.
+run "$ARTBISECT" --index "$BASE/index.json" --probe ./usr/bin/app --flaky --json \
+	--work-dir "$T/w-flaky" --cache-dir "$T/cache"
+is "$RC/$(echo "$OUT" | json_get - flaky.culprit)" "0/b0009" "a bisection under --flaky here: found"
+echo "$OUT" > "$T/flaky.json"
 # Every key emitted is documented (the contract or the man page), and
 # every key of the contract's example is emitted.
-"$PYTHON3" - "$T/report.json" "$T/status.json" "$T/man.txt" "${CONTRACT:-/dev/null}" > "$T/keys" <<'EOF'
+"$PYTHON3" - "$T/report.json" "$T/status.json" "$T/flaky.json" "$T/man.txt" "${CONTRACT:-/dev/null}" > "$T/keys" <<'EOF'
 import json, re, sys
-docs = open(sys.argv[3]).read() + open(sys.argv[4]).read()
+docs = open(sys.argv[4]).read() + open(sys.argv[5]).read()
 emitted = set()
 def walk(v, path):
     if isinstance(v, dict):
@@ -289,10 +294,10 @@ def walk(v, path):
     elif isinstance(v, list):
         for x in v:
             walk(x, path)
-for f in sys.argv[1:3]:
+for f in sys.argv[1:4]:
     walk(json.load(open(f)), "")
 print("undocumented:", " ".join(sorted(k for k in emitted if not re.search(r"\b%s\b" % re.escape(k), docs))))
-m = re.search(r"## 6\..*?```json\n(.*?)```", open(sys.argv[4]).read(), re.S)
+m = re.search(r"## 6\..*?```json\n(.*?)```", open(sys.argv[5]).read(), re.S)
 want = set()
 if m:
     def keys(v):

@@ -42,6 +42,9 @@ is "$(printf '%s' "$OUT" | json_get - flaky.culprit)" b0037 "the report's flaky 
 p=$(printf '%s' "$OUT" | json_get - flaky.probability)
 tap_ok $("$PYTHON3" -c "import sys; sys.exit(0 if float('$p') >= 0.95 else 1)"; echo $?) \
 	"with its probability, at least the confidence asked ($p)"
+stop=$(printf '%s' "$OUT" | json_get - flaky.stop_level)
+tap_ok $("$PYTHON3" -c "import sys; sys.exit(0 if 0.95 <= float('$stop') <= float('$p') < 1 else 1)"; echo $?) \
+	"its stop_level: at or above the confidence, and reached ($stop)"
 after=$(printf '%s' "$OUT" | json_get - flaky.fail_rate_after)
 tap_ok $("$PYTHON3" -c "import sys; sys.exit(0 if 0.1 < float('$after') < 0.9 else 1)"; echo $?) \
 	"the failure rate after it is estimated as middling ($after)"

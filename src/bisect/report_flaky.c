@@ -65,6 +65,7 @@ json_t *ab_report_flaky_json(const ab_bisect *b)
 	json_object_set_new(o, "culprit", json_string(b->index->builds[hi].id));
 	json_object_set_new(o, "probability", json_real(best));
 	json_object_set_new(o, "confidence", json_real(b->opt.confidence > 0 ? b->opt.confidence : 0.95));
+	json_object_set_new(o, "stop_level", json_real(ab_flaky_stop_mass(b->flaky)));
 	json_object_set_new(o, "switched", json_boolean(b->switched));
 	json_object_set_new(o, "ranked", r);
 	json_object_set_new(o, "fail_rate_before", json_real(before));
