@@ -789,7 +789,8 @@ static void option_help(ab_cmd cmd, FILE *out)
 				"                          (Bayesian), run builds again, stop at --confidence\n"
 				"                          (on by itself when verdicts contradict each other)\n") },
 		{ OPT_CONFIDENCE, N_("  --confidence P          with --flaky: stop when one build holds P of the\n"
-				     "                          probability (default 0.95)\n") },
+				     "                          probability (default 0.95; a little more while\n"
+				     "                          the failure rates are uncertain)\n") },
 		{ OPT_MAX_PROBES, N_("  --max-probes N          with --flaky: stop after N probe runs\n") },
 		{ OPT_RATE_BEFORE, N_("  --fail-rate-before R    with --flaky: runs fail this often before the\n"
 				      "                          culprit (default: learned from the runs)\n") },
