@@ -3,8 +3,10 @@
  * Owns how the model's answer is told: the culprit with its
  * probability and the next most likely builds, the estimated failure
  * rates and each build's failed/passed runs, as the JSON report's
- * "flaky" object and as lines of the text and Markdown reports. Only
- * for a bisection under the model (b->flaky set); never prints.
+ * "flaky" object, as lines of the text report and as sections of the
+ * Markdown and HTML reports; and how a build's runs are counted (the
+ * front end's progress uses the same count). Only for a bisection
+ * under the model (b->flaky set); never prints.
  */
 #ifndef AB_REPORT_FLAKY_H
 #define AB_REPORT_FLAKY_H
