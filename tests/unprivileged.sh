@@ -245,13 +245,42 @@ if [ $have_rpm = 1 ]; then
 		is "$(sort -u "$UH/rpm-uids" 2>/dev/null | tr '\n' ' ')" "$(id -u "$U") " \
 			"  every probe ran as the user, not as uid 0 of rpm's user namespace"
 		rm -f "$UH/rpm-uids" "$UH/uid-probe"
+		# Signed RPMs (rpm.org's) under --keyring: the keys go to the
+		# process that runs the transaction, which checks them again.
+		R=${TESTDATA:-}/rpm-org
+		if [ -n "${TESTDATA:-}" ] && [ -f "$R/hello-2.0-1.x86_64-signed.rpm" ]; then
+			mkdir -p "$T/www/signed"
+			cp "$R/hello-2.0-1.x86_64-signed.rpm" "$T/www/signed/"
+			"$PYTHON3" - "$T/www/signed" <<'PY'
+import hashlib, json, os, sys
+d = sys.argv[1]
+data = open(os.path.join(d, "hello-2.0-1.x86_64-signed.rpm"), "rb").read()
+art = {"url": "hello-2.0-1.x86_64-signed.rpm", "sha256": hashlib.sha256(data).hexdigest(), "type": "rpm"}
+json.dump({"format": "artbisect-index", "version": 1,
+           "builds": [{"id": i, "artifacts": [art]} for i in ("first", "middle", "last")]},
+          open(os.path.join(d, "index.json"), "w"))
+PY
+			chmod -R a+rX "$T/www/signed"
+			cp "$R/rpm.org-rsa-2048-test.pub" "$UH/key.asc"
+			chown "$U" "$UH/key.asc"
+			run ab --index "$BASE/signed/index.json" --probe 'test -x ./usr/bin/hello' --install rpm \
+				--keyring "$UH/key.asc" --json
+			is "$RC/$(echo "$OUT" | json_get - steps.0.id)/$(echo "$OUT" | json_get - steps.0.verdict)" \
+				0/middle/good "  signed RPMs under --keyring, installed as the user: the probe saw them"
+			rm -f "$UH/key.asc"
+		else
+			skip "  signed RPMs under --keyring" "rpm.org's test packages are not in TESTDATA"
+		fi
 		is "$(ls -A "$WORK/roots" | wc -l)" 0 "  its roots are removed"
 		ok "  and no ~/.rpmdb" test ! -e "$UH/.rpmdb"
 	else
-		for d in "--install rpm" "its roots" "no ~/.rpmdb"; do skip "$d" "no user namespaces for $U"; done
+		for d in "--install rpm" "the probes' uid" "signed RPMs" "its roots" "no ~/.rpmdb"; do
+			skip "$d" "no user namespaces for $U"
+		done
 	fi
 else
-	for d in "RPM farm" "artbisect index over RPMs" "no ~/.rpmdb" "--install rpm" "its roots" "no ~/.rpmdb"; do
+	for d in "RPM farm" "artbisect index over RPMs" "no ~/.rpmdb" "--install rpm" "the probes' uid" "signed RPMs" \
+		"its roots" "no ~/.rpmdb"; do
 		skip "$d" "rpmbuild is not installed"
 	done
 fi

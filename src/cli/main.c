@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "base/i18n.h"
 #include "cli/progress.h"
+#include "pkg/rpmpkg.h"
 #include "pkg/unpack.h"
 #include "base/util.h"
 
@@ -121,6 +122,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], AB_UNPACK_HELPER_ARG))
 		return ab_unpack_helper_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], AB_RPM_HELPER_ARG))
+		return ab_rpm_install_helper_main(argc, argv);
 	/* A reader that went away (a log pipe, gpg dying) must not kill a
 	 * run in the middle of a probe: a write then fails with EPIPE, and
 	 * standard output is checked at the end. Children get the default

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <rpm/header.h>
@@ -27,6 +28,8 @@
 struct ab_rpm_keyring {
 	rpmKeyring keys;
 	size_t count;		/* primary keys read */
+	char **armored;		/* each key's armored block, for the install
+				 * helper (ab_rpm_install as a normal user) */
 };
 
 /* ---- rpm's log, captured instead of printed ---- */
@@ -112,6 +115,9 @@ static int add_armored(ab_rpm_keyring *kr, const char *block, const char *file, 
 		ab_error_set(err, AB_EXIT_USAGE, _("%s: rpm cannot use this public key"), file);
 		return -1;
 	}
+	kr->armored = ab_xrealloc(kr->armored, (kr->count + 2) * sizeof *kr->armored);
+	kr->armored[kr->count] = ab_xstrdup(block);
+	kr->armored[kr->count + 1] = NULL;
 	subkeys = rpmGetSubkeys(key, &nsub);
 	for (i = 0; i < nsub; i++) {
 		rpmKeyringAddKey(kr->keys, subkeys[i]);
@@ -178,6 +184,9 @@ void ab_rpm_keyring_free(ab_rpm_keyring *kr)
 	if (!kr)
 		return;
 	rpmKeyringFree(kr->keys);
+	for (size_t i = 0; kr->armored && kr->armored[i]; i++)
+		free(kr->armored[i]);
+	free(kr->armored);
 	free(kr);
 }
 
@@ -718,7 +727,17 @@ ab_rpm_rc ab_rpm_verify(const char *path, const ab_rpm_keyring *kr, char **reaso
 	return rc;
 }
 
-/* What a child that ran the transaction sends back on its pipe. */
+/* ---- the install helper: a normal user's transaction ---- */
+
+/* As a normal user librpm moves the process that runs a transaction
+ * into a user namespace of its own, where it is uid 0 for good: every
+ * probe started after it would then run as "root" too. So that
+ * transaction runs in a helper: this very program, executed afresh
+ * (not a fork: another thread may hold a lock in the allocator or in
+ * gettext at that moment; see unpack_helper.c). It sends back what
+ * ab_rpm_install would have returned, on HELPER_RESULT_FD. */
+enum { HELPER_RESULT_FD = 3 };
+
 struct install_result {
 	int rc;			/* an ab_rpm_rc */
 	int code;		/* err->code */
@@ -743,54 +762,126 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-/* As a normal user librpm moves the process that runs a transaction
- * into a user namespace of its own, where it is uid 0 for good: every
- * probe started after it would then run as "root" too. So the
- * transaction runs in a child, which sends its result back. The caller
- * holds rpm_lock, so no other thread is inside librpm at the fork. */
-static ab_rpm_rc install_in_child(const char *const *paths, size_t n, const char *root,
-				  const ab_rpm_keyring *kr, char **reason, ab_error *err)
+int ab_rpm_install_helper_main(int argc, char **argv)
 {
 	struct install_result r = { 0 };
+	ab_rpm_keyring *kr = NULL;
+	ab_error err = {0};
+	char *why = NULL, *end;
+	long nkeys;
+	int i, first;
+
+	/* argv: AB_RPM_HELPER_ARG ROOT NKEYS KEY... RPM... (NKEYS -1: no
+	 * keyring, digests only) */
+	if (argc < 5 || strcmp(argv[1], AB_RPM_HELPER_ARG) != 0)
+		return 2;
+	errno = 0;
+	nkeys = strtol(argv[3], &end, 10);
+	if (errno || *end || nkeys < -1 || nkeys > argc - 5)
+		return 2;
+	first = 4 + (nkeys > 0 ? (int)nkeys : 0);
+	if (nkeys >= 0 && ab_rpm_init(&err) == 0) {
+		kr = ab_xcalloc(1, sizeof *kr);
+		kr->keys = rpmKeyringNew();
+		for (i = 0; i < nkeys && !err.code; i++)
+			add_armored(kr, argv[4 + i], "--keyring", &err);
+	}
+	if (!err.code)
+		r.rc = install_unlocked((const char *const *)argv + first, (size_t)(argc - first), argv[2],
+					kr, &why, &err);
+	else
+		r.rc = AB_RPM_ERROR;
+	r.code = err.code;
+	r.reason_len = why ? strlen(why) : 0;
+	r.msg_len = strlen(err.msg);
+	if (write_all(HELPER_RESULT_FD, &r, sizeof r) < 0 ||
+	    write_all(HELPER_RESULT_FD, why ? why : "", r.reason_len) < 0 ||
+	    write_all(HELPER_RESULT_FD, err.msg, r.msg_len) < 0)
+		return 1;
+	free(why);
+	ab_rpm_keyring_free(kr);
+	return 0;
+}
+
+/* Starts the helper with its arguments and its result on wfd; the pid,
+ * or -1. Its standard output goes to standard error: what scriptlets
+ * print must not land in a JSON report. */
+static pid_t spawn_install_helper(char **argv, int wfd)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	pid_t pid = -1;
+	int hwfd = fcntl(wfd, F_DUPFD_CLOEXEC, 10), rc = ENOENT;
+
+	if (hwfd < 0)
+		return -1;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	posix_spawn_file_actions_adddup2(&fa, hwfd, HELPER_RESULT_FD);
+	ab_spawnattr_pipe_default(&attr);
+	sigemptyset(&none);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+	/* The path the link names (valgrind runs as another program); the
+	 * link itself after an upgrade replaced the file. */
+	if (n > 0) {
+		exe[n] = '\0';
+		if (access(exe, X_OK) == 0)
+			rc = posix_spawn(&pid, exe, &fa, &attr, argv, environ);
+	}
+	if (rc != 0)
+		rc = posix_spawn(&pid, "/proc/self/exe", &fa, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&fa);
+	close(hwfd);
+	return rc == 0 ? pid : -1;
+}
+
+static ab_rpm_rc install_in_helper(const char *const *paths, size_t n, const char *root,
+				   const ab_rpm_keyring *kr, char **reason, ab_error *err)
+{
+	struct install_result r = { 0 };
+	size_t nkeys = kr ? kr->count : 0, i, k = 0;
+	char **argv = ab_xcalloc(n + nkeys + 5, sizeof *argv), snkeys[32], chunk[4096];
 	ab_buf got = {0};
-	char chunk[4096];
-	int fds[2], status;
-	ssize_t k;
+	int fds[2], status = 0;
+	ssize_t m;
 	pid_t pid;
 
 	*reason = NULL;
-	if (pipe(fds) < 0) {
-		ab_error_set(err, AB_EXIT_FAILURE, _("cannot make a pipe for rpm: %s"), strerror(errno));
-		return AB_RPM_ERROR;
-	}
-	pid = fork();
-	if (pid < 0) {
+	snprintf(snkeys, sizeof snkeys, "%ld", kr ? (long)nkeys : -1L);
+	argv[k++] = (char *)"artbisect";
+	argv[k++] = (char *)AB_RPM_HELPER_ARG;
+	argv[k++] = (char *)root;
+	argv[k++] = snkeys;
+	for (i = 0; i < nkeys; i++)
+		argv[k++] = kr->armored[i];
+	for (i = 0; i < n; i++)
+		argv[k++] = (char *)paths[i];
+	if (pipe2(fds, O_CLOEXEC) < 0) {
 		ab_error_set(err, AB_EXIT_FAILURE, _("cannot start rpm's transaction: %s"), strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
+		free(argv);
 		return AB_RPM_ERROR;
 	}
-	if (pid == 0) {
-		ab_error cerr = {0};
-		char *why = NULL;
-
-		close(fds[0]);
-		r.rc = install_unlocked(paths, n, root, kr, &why, &cerr);
-		r.code = cerr.code;
-		r.reason_len = why ? strlen(why) : 0;
-		r.msg_len = strlen(cerr.msg);
-		if (write_all(fds[1], &r, sizeof r) < 0 || write_all(fds[1], why ? why : "", r.reason_len) < 0 ||
-		    write_all(fds[1], cerr.msg, r.msg_len) < 0)
-			_exit(1);
-		_exit(0);
-	}
+	pid = spawn_install_helper(argv, fds[1]);
+	free(argv);
 	close(fds[1]);
-	while ((k = read(fds[0], chunk, sizeof chunk)) != 0) {
-		if (k < 0 && errno == EINTR)
+	if (pid < 0) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot start rpm's transaction: %s"),
+			     _("this program cannot run itself (no /proc?)"));
+		close(fds[0]);
+		return AB_RPM_ERROR;
+	}
+	while ((m = read(fds[0], chunk, sizeof chunk)) != 0) {
+		if (m < 0 && errno == EINTR)
 			continue;
-		if (k < 0)
+		if (m < 0)
 			break;
-		ab_buf_append(&got, chunk, (size_t)k);
+		ab_buf_append(&got, chunk, (size_t)m);
 	}
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -823,7 +914,7 @@ ab_rpm_rc ab_rpm_install(const char *const *paths, size_t n, const char *root, c
 	if (geteuid() == 0)
 		rc = install_unlocked(paths, n, root, kr, reason, err);
 	else
-		rc = install_in_child(paths, n, root, kr, reason, err);
+		rc = install_in_helper(paths, n, root, kr, reason, err);
 	pthread_mutex_unlock(&rpm_lock);
 	return rc;
 }

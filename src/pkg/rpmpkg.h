@@ -48,6 +48,12 @@ ab_rpm_rc ab_rpm_read_info(const char *path, ab_pkg_info *info, char **reason,
 ab_rpm_rc ab_rpm_verify(const char *path, const ab_rpm_keyring *kr, char **reason,
 			ab_error *err);
 
+/* The argument that makes a program that may install RPMs run as
+ * ab_rpm_install's helper (its private protocol); every main() that
+ * may install calls ab_rpm_install_helper_main when argv[1] is it. */
+#define AB_RPM_HELPER_ARG "--internal-rpm-install-helper=" PACKAGE_VERSION
+int ab_rpm_install_helper_main(int argc, char **argv);
+
 /* Installs the packages into root (created if needed) with one rpm
  * transaction: its own database under root, no dependency check,
  * scriptlets run chrooted into root. Needs root or user namespaces:
