@@ -750,8 +750,6 @@ static void md_title(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi, int 
 	free(id);
 }
 
-/* The kernels' releases, the candidates, the compare link, the count of
- * commits and the git commands: what comes between the table and the steps. */
 const char *ab_report_candidates_words(const ab_bisect *b)
 {
 	if (b->result != AB_RESULT_INCONCLUSIVE)
@@ -760,6 +758,8 @@ const char *ab_report_candidates_words(const ab_bisect *b)
 			: _("Candidates (they could not be told apart):");
 }
 
+/* The kernels' releases, the candidates, the compare link, the count of
+ * commits and the git commands: what comes between the table and the steps. */
 static void md_middle(ab_buf *out, const ab_bisect *b, size_t lo, size_t hi, int fix, int found)
 {
 	const ab_build *old = &b->index->builds[lo], *nw = &b->index->builds[hi];
