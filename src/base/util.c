@@ -482,6 +482,23 @@ char **ab_env_without(const char *const *names, size_t nnames, size_t extra, siz
 	return env;
 }
 
+int ab_spawn_self(pid_t *pid, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+		  char *const argv[])
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	int rc = ENOENT;
+
+	if (n > 0) {
+		exe[n] = '\0';
+		if (access(exe, X_OK) == 0)
+			rc = posix_spawn(pid, exe, fa, attr, argv, environ);
+	}
+	if (rc != 0)
+		rc = posix_spawn(pid, "/proc/self/exe", fa, attr, argv, environ);
+	return rc;
+}
+
 void ab_spawnattr_pipe_default(posix_spawnattr_t *attr)
 {
 	sigset_t pipe_sig;

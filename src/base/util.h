@@ -102,4 +102,13 @@ static inline void ab_cancel(volatile sig_atomic_t *flag)
  * with posix_spawnattr_destroy. */
 void ab_spawnattr_pipe_default(posix_spawnattr_t *attr);
 
+/* Starts this very program afresh with argv (a helper: a new program
+ * holds none of the locks other threads may hold at a fork). The path
+ * /proc/self/exe names rather than the link itself: under valgrind
+ * (which runs as another program) that is the one meant; after an
+ * upgrade replaced the file the link ends in " (deleted)", no such path
+ * exists, and the link itself is used. posix_spawn's result. */
+int ab_spawn_self(pid_t *pid, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+		  char *const argv[]);
+
 #endif

@@ -811,10 +811,8 @@ static pid_t spawn_install_helper(char **argv, int wfd)
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none;
-	char exe[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	pid_t pid = -1;
-	int hwfd = fcntl(wfd, F_DUPFD_CLOEXEC, 10), rc = ENOENT;
+	int hwfd = fcntl(wfd, F_DUPFD_CLOEXEC, 10), rc;
 
 	if (hwfd < 0)
 		return -1;
@@ -826,15 +824,7 @@ static pid_t spawn_install_helper(char **argv, int wfd)
 	sigemptyset(&none);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-	/* The path the link names (valgrind runs as another program); the
-	 * link itself after an upgrade replaced the file. */
-	if (n > 0) {
-		exe[n] = '\0';
-		if (access(exe, X_OK) == 0)
-			rc = posix_spawn(&pid, exe, &fa, &attr, argv, environ);
-	}
-	if (rc != 0)
-		rc = posix_spawn(&pid, "/proc/self/exe", &fa, &attr, argv, environ);
+	rc = ab_spawn_self(&pid, &fa, &attr, argv);
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	close(hwfd);

@@ -184,10 +184,7 @@ static pid_t spawn_helper(int src, int wfd, ab_artifact_type type, const char *p
 	sigemptyset(&none);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-	/* The path /proc/self/exe names rather than the link itself: under
-	 * valgrind (which runs as another program) that is the one meant.
-	 * After an upgrade replaced the file the link ends in " (deleted)",
-	 * no such path exists, and the link itself is used. */
+	/* The lean helper beside this program, else this program itself. */
 	rc = ENOENT;
 	{
 		char exe[4096], lean[4096 + 32];
@@ -197,12 +194,10 @@ static pid_t spawn_helper(int src, int wfd, ab_artifact_type type, const char *p
 			exe[n] = '\0';
 			if (lean_helper(exe, lean, sizeof lean))
 				rc = posix_spawn(&pid, lean, &fa, &attr, argv, environ);
-			if (rc != 0 && access(exe, X_OK) == 0)
-				rc = posix_spawn(&pid, exe, &fa, &attr, argv, environ);
 		}
 	}
 	if (rc != 0)
-		rc = posix_spawn(&pid, "/proc/self/exe", &fa, &attr, argv, environ);
+		rc = ab_spawn_self(&pid, &fa, &attr, argv);
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc != 0)
