@@ -206,6 +206,24 @@ unlike "$OUT" 'candidate builds left|Runs \(failed/passed\)' "and gives no range
 unlike "$(cat "$T/w-stop.md")" '\| build \| failed \| passed \|' "the Markdown report has no empty table of runs"
 like "$(cat "$T/w-stop.md")" '^Candidates left when it stopped: ' "and says its candidates are those left when it stopped, not builds that could not be told apart"
 
+# A run that times out is a bad verdict (the default --timeout-verdict)
+# and an observation like any other: its line gives the counts too.
+cat > "$T/hang-probe" <<'P'
+#!/bin/sh
+k=$(cat "$COUNTER.$ARTBISECT_BUILD" 2>/dev/null || echo 0)
+k=$((k + 1))
+echo "$k" > "$COUNTER.$ARTBISECT_BUILD"
+./usr/bin/app >/dev/null 2>&1 && exit 0
+case $((k % 5)) in 2) exec sleep 30 ;; 4) exit 1 ;; esac
+exit 0
+P
+chmod +x "$T/hang-probe"
+export COUNTER="$T/count-hang"
+run ab --work-dir "$T/w-hang" --flaky --probe "$T/hang-probe" --timeout 1
+is "$RC" 0 "--flaky with runs that time out: found (exit 0)"
+like "$ERR" '^  b[0-9]{4}: bad \(timed out after 1\.[0-9] s; [1-9][0-9]* failed, [0-9]+ passed on it so far\)$' \
+	"a timed-out run's line says it timed out, with the build's counts (the run itself among the failures)"
+
 # By hand: one build judged bad, then good: both kept, the session goes on.
 W="$T/w6"
 run ab start --work-dir "$W" --good b0000 --bad b0063

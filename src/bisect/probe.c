@@ -385,6 +385,45 @@ static void nap(void)
 	nanosleep(&ts, NULL);
 }
 
+/* Whether a process of group pgid is still running. Its zombies do not
+ * count: once the leader is gone, the probe's orphans are reaped by
+ * init, which may take its time (seconds, on some VMs' inits), and
+ * kill(-pgid, 0) finds a zombie as it finds the living. */
+static int group_running(pid_t pgid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int running = 0;
+
+	if (!d)
+		return 1;
+	while (!running && (e = readdir(d))) {
+		char path[300], buf[512], *close_paren, state;
+		long pgrp = 0;
+		ssize_t n;
+		int fd;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		/* "pid (comm) state ppid pgrp ...": comm may hold anything. */
+		close_paren = strrchr(buf, ')');
+		if (close_paren && sscanf(close_paren + 1, " %c %*d %ld", &state, &pgrp) == 2 &&
+		    pgrp == (long)pgid && state != 'Z' && state != 'X')
+			running = 1;
+	}
+	closedir(d);
+	return running;
+}
+
 /* TERM to the group, KILL after grace (or at once when cancel is set
  * twice: a second Ctrl-C); reaps the leader. The grace is the whole
  * group's: a probe's trap (cancelling a lab job, say) may run on after
@@ -404,7 +443,7 @@ static int stop_group(pid_t pid, double grace, const char *token,
 				reaped = 1;
 		}
 		/* No process left in the group: done before the grace ends. */
-		if (reaped && kill(-pid, 0) < 0 && errno == ESRCH)
+		if (reaped && ((kill(-pid, 0) < 0 && errno == ESRCH) || !group_running(pid)))
 			goto done;
 		if (ab_cancelled_twice(cancel))
 			break;

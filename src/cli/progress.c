@@ -131,18 +131,22 @@ void ab_progress_verdict(void *ud, const ab_bisect *b, const ab_step *s)
 		fprintf(stderr, _("  %s is unavailable: %s\n"), id, why);
 	else if (s->by == AB_BY_FAILED_BUILD && *why)
 		fprintf(stderr, _("  %s: skip, a failed build: %s\n"), id, why);
-	else if (s->by == AB_BY_TIMEOUT)
-		fprintf(stderr, _("  %s: %s (timed out after %.1f s)\n"), id,
-			ab_term_label(ab_term_name(s->verdict)), s->seconds);
 	else if (b->flaky && s->verdict != AB_TERM_SKIP) {
 		unsigned fails, passes;
 
 		/* Each run is one observation: the counts say what the
 		 * model has seen of this build so far. */
 		ab_report_flaky_runs(b, s->index, &fails, &passes);
-		fprintf(stderr, _("  %s: %s (%.2f s; %u failed, %u passed on it so far)\n"), id,
-			ab_term_label(ab_term_name(s->verdict)), s->seconds, fails, passes);
-	} else
+		if (s->by == AB_BY_TIMEOUT)
+			fprintf(stderr, _("  %s: %s (timed out after %.1f s; %u failed, %u passed on it so far)\n"),
+				id, ab_term_label(ab_term_name(s->verdict)), s->seconds, fails, passes);
+		else
+			fprintf(stderr, _("  %s: %s (%.2f s; %u failed, %u passed on it so far)\n"), id,
+				ab_term_label(ab_term_name(s->verdict)), s->seconds, fails, passes);
+	} else if (s->by == AB_BY_TIMEOUT)
+		fprintf(stderr, _("  %s: %s (timed out after %.1f s)\n"), id,
+			ab_term_label(ab_term_name(s->verdict)), s->seconds);
+	else
 		fprintf(stderr, _("  %s: %s (%.2f s)\n"), id, ab_term_label(ab_term_name(s->verdict)),
 			s->seconds);
 	free(id);
