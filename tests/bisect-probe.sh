@@ -120,4 +120,12 @@ like "$ERR" 'probe of b[0-9]+: LAVA job https://lab\.example\.org/scheduler/job/
 ls "$T/work/roots"/*.links >/dev/null 2>&1
 tap_ok $(( $? != 0 ? 0 : 1 )) "no links file is left beside the roots"
 
+# The build's programs may write there too: a FIFO in the links file's
+# place is not opened (opening it would wait for a writer for good, and
+# no --timeout runs once the probe is gone).
+run timeout 60 "${A[@]}" --probe 'mkfifo "$ARTBISECT_LINKS"; ./usr/bin/app' --timeout 10
+is "$RC" 0 "a FIFO as the links file: the bisection ends (exit $RC; 124: hung)"
+ls "$T/work/roots"/*.links >/dev/null 2>&1
+tap_ok $(( $? != 0 ? 0 : 1 )) "and the FIFO is removed"
+
 plan_done

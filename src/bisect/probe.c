@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <sys/mount.h>
 #endif
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -479,12 +480,17 @@ static char *read_links(const char *path)
 {
 	char buf[8192], *line, *save = NULL;
 	ab_buf out = {0};
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), kept = 0;
+	struct stat st;
+	ssize_t n = -1;
+	/* The build's programs can write here too: a FIFO or a device put
+	 * in the file's place must not block artbisect once the probe is
+	 * gone (no --timeout runs then), so nothing but a plain file is read. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY), kept = 0;
 
 	if (fd < 0)
 		return NULL;
-	n = read(fd, buf, sizeof buf - 1);
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		n = read(fd, buf, sizeof buf - 1);
 	close(fd);
 	unlink(path);
 	if (n <= 0)
