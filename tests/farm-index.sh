@@ -83,6 +83,13 @@ for srv in $(farm_servers); do
 		"$srv: mainline: the index: as many probe runs as the farm"
 	like "$(listings "$LOG"):$(grep -c '\.deb 200' "$LOG")" '^0:[1-9]' \
 		"$srv: mainline: the index run downloads packages and reads no listing"
+	# The written index keeps what the farm run checked ("farm_trust":
+	# "signed"), but whoever reads it checks only its sha256s: it claims
+	# no signature for them, nor does any other index that says so.
+	is "$(report_field "$T/$srv-ml-farm.json" trust.level)" "signed" "$srv: mainline: the farm run with --keyring: \"signed\""
+	like "$(grep -c '"farm_trust": *"signed"' "$T/$srv-ml.idx.json")" '^[1-9]' "$srv: mainline: the index says so of its builds"
+	is "$(report_field "$T/$srv-ml-idx.json" trust.level)" "" \
+		"$srv: mainline: a run of that index claims no signature check it did not make (no trust level)"
 
 	# koji
 	# (with the cache of the cache-dir setting, as a run would take it)

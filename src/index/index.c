@@ -286,7 +286,7 @@ int index_read_build(struct parser *P, const json_t *o, ab_build *b, size_t pos)
 	}
 
 	/* What a farm keeps of a build (farms/farm.h) and how far its
-	 * artifacts were checked; other readers ignore both. */
+	 * artifacts were checked. */
 	if ((r = get_str(P, o, "farm_ref", &s, &n)) < 0)
 		return -1;
 	if (r && ab_has_control(s, n))
@@ -295,8 +295,12 @@ int index_read_build(struct parser *P, const json_t *o, ab_build *b, size_t pos)
 		b->farm_ref = ab_arena_strndup(P->arena, s, n);
 	if ((r = get_str(P, o, "farm_trust", &s, &n)) < 0)
 		return -1;
+	/* Only a farm's own snapshot may say a build's signature was
+	 * checked: from anywhere else it is a claim nobody here checked,
+	 * and the build is as good as its sha256 in the index. A claim
+	 * of less ("unverified") is kept wherever it comes from. */
 	if (r && !strcmp(s, "signed"))
-		b->trust = AB_TRUST_SIGNED;
+		b->trust = P->farm ? AB_TRUST_SIGNED : AB_TRUST_DIGEST;
 	else if (r && !strcmp(s, "unverified"))
 		b->trust = AB_TRUST_UNVERIFIED;
 	else if (r && strcmp(s, "digest"))
