@@ -27,12 +27,16 @@ path, t, kind = sys.argv[1:]
 d = json.load(open(path))
 ctl = "\x1b]0;owned\x07\x1b[2J\r\x9b31m"
 html = "<img src=x onerror=alert(1)> [x](javascript:alert(1))"
+# Text that GitHub's Markdown makes links of by itself, and a
+# right-to-left override that would show "doog si ti" as "it is good".
+bait = (" https://evil.example/x www.evil.example admin@evil.example mailto:a@evil.example"
+        " xmpp:e@evil.example/res \u202edoog si ti\u202c")
 d["name"] = "Evil" + ctl + "\n## Injected heading\n" + html
 d["project"] = "linux"
 d["vcs"] = {"type": "git", "url": "https://git.example.org/x.git\x1b[31m " + html,
             "compare_url": "javascript:alert(1)//{old}..{new}"}
 for i, b in enumerate(d["builds"]):
-    b["version"] = "1.0.%d%s\n# heading %s" % (i, ctl, html)
+    b["version"] = "1.0.%d%s\n# heading %s%s" % (i, ctl, html, bait)
     b["date"] = "2024\x07-01\r" + html
 if kind == "commits":
     d["builds"][4]["commit"] = "$(touch %s/pwned)" % t
@@ -110,6 +114,9 @@ run ab --index "$BASE/farm4/index.json" --probe ./usr/bin/app --work-dir "$T/w4b
 LC_ALL=C grep -q "$(printf '\302[\200-\237]')" "$T/run.out"
 none_found $? "--json: no raw C1 control on standard output"
 is "$(json_get "$T/run.out" first_new.id)" b0005 "--json: hostile versions do not change the answer"
+grep -q "$(printf '\342\200\256')" "$T/run.out" "$T/run.err" "$T/r1.md"
+none_found $? "no raw right-to-left override (U+202E) in the output or the report"
+like "$(cat "$T/r1.md")" '\\u202edoog si ti\\u202c' "the report shows it as \\u202e"
 
 # --- item 8: the Markdown report ------------------------------------------
 md="$T/r1.md"
@@ -119,6 +126,18 @@ like "$title" '^## Evil\\x1b' "the title starts with the name, its ESC shown as 
 like "$title" ' ## Injected heading &lt;img src=x onerror=alert' "the name's line breaks are spaces in the title, its HTML entities"
 like "$title" ': regression in build [0-9a-f]{12}$' "the title ends on its own line"
 grep -q '<img' "$md"; none_found $? "no raw <img in the Markdown report"
+# Rendered as GitHub renders it (cmark-gfm with its autolink extension):
+# no link at all, since the report's only link (compare_url) is dropped.
+if command -v cmark-gfm >/dev/null 2>&1; then
+	cmark-gfm --unsafe -e autolink -e table -e strikethrough "$md" > "$T/r1.html"
+	like "$(cat "$T/r1.html")" 'https://evil\.example/x www\.evil\.example admin<!-- -->@evil\.example' \
+		"cmark-gfm renders the farm's addresses as text"
+	is "$(grep -o '<a [^>]*>' "$T/r1.html" | sort -u | tr '\n' ' ')" "" \
+		"and makes no link of any (no https://, www., e-mail, mailto: or xmpp: autolink)"
+else
+	skip "the Markdown report rendered as GitHub does" "cmark-gfm is not installed (apt-get install cmark-gfm)"
+	skip "no autolink in it" "cmark-gfm is not installed"
+fi
 grep -Eq '\]\(javascript:|<javascript:' "$md"; none_found $? "no javascript: link in the Markdown report"
 grep -q 'Changes between them' "$md"; none_found $? "a javascript: compare_url is not in the report"
 like "$(grep '^| last good | ' "$md")" ' \| [0-9a-f]{40} \| 2024.* \|$' "the last good build's table row ends as a row"

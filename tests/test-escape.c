@@ -55,6 +55,11 @@ int main(void)
 		free(t);
 	}
 	tap_ok(ab_esc_term(NULL) == NULL, "term: NULL stays NULL");
+	check(ab_esc_term("b0005\xe2\x80\xae 1.0.4 doog\xe2\x80\xac"), "b0005\\u202e 1.0.4 doog\\u202c",
+	      "term: a right-to-left override (U+202E) and its end made visible");
+	check(ab_esc_term("a\xe2\x81\xa6" "b\xe2\x80\x8f" "c\xd8\x9c" "d\xe2\x80\xa8" "e \xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d"),
+	      "a\\u2066b\\u200fc\\u061cd\\u2028e \xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d",
+	      "term: an isolate, RLM, ALM and a line separator made visible; Hebrew letters kept");
 
 	/* Markdown */
 	check(md("## x\n# y\r<img src=x onerror=alert(1)>&amp;"),
@@ -64,6 +69,13 @@ int main(void)
 	      "\\[x\\]\\(javascript:alert\\(1\\)\\) \\!\\[i\\]\\(u\\) \\`c\\` \\*e\\* \\_u\\_ \\~s\\~ a\\|b \\\\ \\$m\\$",
 	      "md: link, image, code, emphasis, table, math characters escaped");
 	check(md("v1.0-rc1 #3 é\x1b"), "v1.0-rc1 #3 é\\x1b", "md: ordinary text kept, controls visible");
+	check(md("see https://evil.example/x, WWW.evil.example and ftp://h"),
+	      "see https\\://evil.example/x, WWW\\.evil.example and ftp\\://h",
+	      "md: no autolink: the ':' of '://' and the '.' of 'www.' escaped");
+	check(md("admin@evil.example mailto:a@b.example 2024-01-01T07:00:00Z"),
+	      "admin<!-- -->@evil.example mailto:a<!-- -->@b.example 2024-01-01T07:00:00Z",
+	      "md: no e-mail autolink (an empty comment before '@'); other ':' as they are");
+	check(md("1.0.4 \xe2\x80\xae" "doog"), "1.0.4 \\u202edoog", "md: a bidi override made visible");
 
 	/* HTML */
 	check(html("<script>alert('x')</script>\"><img onerror=a & b>"),

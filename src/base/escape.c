@@ -1,5 +1,6 @@
 /* escape.c - see escape.h. */
 #include "config.h"
+#include <inttypes.h>
 #include <string.h>
 #include <strings.h>
 #include "base/escape.h"
@@ -68,6 +69,13 @@ static int is_c1(const unsigned char *p)
 	return p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0;
 }
 
+int ab_hidden_cp(uint32_t c)
+{
+	return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) ||
+	       c == 0x061c || c == 0x200e || c == 0x200f || c == 0x2028 || c == 0x2029 ||
+	       (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
 /* Appends the visible form of the control or invalid byte sequence at
  * *p and advances it; 0 (nothing done) when *p starts printable text of
  * n bytes. */
@@ -84,6 +92,18 @@ static int put_control(ab_buf *out, const unsigned char **p, size_t *n)
 	if (is_c1(s)) {
 		ab_buf_printf(out, "\\u%04x", (unsigned)s[1]);
 		*p = s + 2;
+		return 1;
+	}
+	if (*n > 1) {
+		uint32_t c;
+
+		/* Bidi marks and overrides, line separators: they would
+		 * reorder or break what follows them on the line. */
+		ab_utf8_len(s, *n, &c);
+		if (!ab_hidden_cp(c))
+			return 0;
+		ab_buf_printf(out, "\\u%04" PRIx32, c);
+		*p = s + *n;
 		return 1;
 	}
 	if (s[0] >= 0x20 && s[0] != 0x7f)
@@ -158,6 +178,19 @@ void ab_esc_md_to(ab_buf *out, const char *s)
 			p++;
 		} else if (strchr("\\`*_[]()~|!$", *p)) {
 			ab_buf_printf(out, "\\%c", *p);
+			p++;
+		} else if ((*p == ':' && p[1] == '/' && p[2] == '/') ||
+			   (*p == '.' && p - (const unsigned char *)s >= 3 &&
+			    !strncasecmp((const char *)p - 3, "www", 3))) {
+			/* GitHub makes links of "scheme://" and "www." in
+			 * text: an escaped ':' or '.' is one no more. */
+			ab_buf_printf(out, "\\%c", *p);
+			p++;
+		} else if (*p == '@') {
+			/* Nor of an e-mail address, "mailto:" or "xmpp:" one:
+			 * an escape does not stop that, an empty comment
+			 * (shown as nothing) between its parts does. */
+			ab_buf_puts(out, "<!-- -->@");
 			p++;
 		} else if (!put_control(out, &p, &n)) {
 			ab_buf_append(out, p, n);

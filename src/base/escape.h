@@ -23,9 +23,16 @@ size_t ab_utf8_len(const unsigned char *s, size_t n, uint32_t *cp);
  * sequences do). Names holding one are refused where they are read. */
 int ab_has_control(const char *s, size_t n);
 
+/* 1 for a code point no reader should get as it is: C0 and C1 controls,
+ * DEL, the line and paragraph separators, and the bidi marks, overrides
+ * and isolates that reorder the text around them (U+061C, U+200E/F,
+ * U+202A..E, U+2066..9). */
+int ab_hidden_cp(uint32_t c);
+
 /* For a terminal: C0 control characters and DEL become \n, \r, \t or
- * \xHH (ESC is \x1b), C1 controls (U+0080..U+009F) \u0080..\u009f, and
- * bytes that are not UTF-8 \xHH; everything else is kept. keep_lines
+ * \xHH (ESC is \x1b), C1 controls (U+0080..U+009F) \u0080..\u009f, the
+ * other ab_hidden_cp characters \uXXXX, and bytes that are not UTF-8
+ * \xHH; everything else is kept. keep_lines
  * keeps \n and \t, for whole messages artbisect wrote around such
  * strings. */
 void ab_esc_term_to(ab_buf *out, const char *s, int keep_lines);
@@ -35,9 +42,11 @@ char *ab_esc_term_lines(const char *s);
 
 /* For Markdown text (a heading, a table cell, a sentence): < > & as
  * entities, the characters that open emphasis, code, links, tables or
- * math (\ ` * _ [ ] ( ) ~ | ! $) behind a backslash, line breaks and tabs
- * as spaces, other controls as in ab_esc_term. The result cannot start
- * a line, a link, an image or HTML. */
+ * math (\ ` * _ [ ] ( ) ~ | ! $) behind a backslash, and the ':' of
+ * "://" and the '.' of "www." too (GitHub's autolinks); an empty
+ * comment "<!-- -->" before each '@' (an e-mail autolink); line breaks
+ * and tabs as spaces, other controls as in ab_esc_term. The result
+ * cannot start a line, a link, an image or HTML of its own. */
 void ab_esc_md_to(ab_buf *out, const char *s);
 
 /* For HTML text and quoted attribute values: & < > " ' as entities,

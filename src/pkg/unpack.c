@@ -36,15 +36,6 @@
 
 /* ---- rendering foreign text on one line ---- */
 
-/* Characters a terminal or a reader would not show as themselves: C0 and
- * C1 controls, DEL, line and paragraph separators, bidi overrides. */
-static bool hidden_cp(uint32_t c)
-{
-	return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) ||
-	       c == 0x2028 || c == 0x2029 ||
-	       (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
-}
-
 /* Appends s so that it stays one printable line: controls, invalid UTF-8,
  * backslash and quote are escaped (\n, \t, \xHH, \u202E...); the result
  * is cut, with "...", past SHOWN_MAX bytes. */
@@ -69,7 +60,7 @@ static void render(ab_buf *b, const char *str)
 			strcpy(tmp, "\\r");
 		} else if (c == '\\' || c == '\'') {
 			snprintf(tmp, sizeof tmp, "\\%c", (char)c);
-		} else if (hidden_cp(c)) {
+		} else if (ab_hidden_cp(c)) {
 			if (c < 0x100)
 				snprintf(tmp, sizeof tmp, "\\x%02" PRIx32, c);
 			else
