@@ -187,6 +187,17 @@ is "$(echo "$OUT" | json_get - steps.2.id)/$(echo "$OUT" | json_get - steps.2.by
 is "$(echo "$OUT" | json_get - tested)" 9 "no probe run is counted twice"
 is "$(ab status --json | json_get - message)" "" "once it has run again, status no longer gives why the earlier run stopped"
 
+# --- an aborting probe, then a verdict by hand -----------------------------
+# (CONTRACT.md 4: good|bad|skip records it, then prepares the next build)
+ab reset > /dev/null
+run ab --index "$BASE/index.json" --probe "$T/probe-abort.sh" --json
+is "$RC/$(status_of current.id)" 4/b0111 "aborted again on b0111"
+run ab bad
+is "$RC" 0 "a verdict by hand after the abort: exit 0"
+like "$OUT" '^Build b[0-9]{4} is ready to test' "it prepares the next build and says which"
+is "$(status_of result)/$(status_of steps.2.id)" running/b0111 "the session runs again, with the verdict"
+is "$(ab status --json | json_get - message)" "" "and status no longer gives why the run stopped"
+
 # --- Ctrl-C, then run -----------------------------------------------------
 ab reset > /dev/null
 cat > "$T/probe-slow.sh" <<'EOF'

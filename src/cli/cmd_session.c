@@ -439,6 +439,13 @@ int ab_cmd_verdict(ab_cli *cli, int argc, char **argv)
 		}
 		free(root);
 	}
+	/* A verdict goes on with a run that was stopped (the probe's
+	 * abort, a Ctrl-C, 'q' at the prompt): why it stopped is no
+	 * longer news, and the next build is made ready. */
+	if (c.b->result == AB_RESULT_ABORTED)
+		c.b->result = AB_RESULT_RUNNING;
+	free(c.sess->message);
+	c.sess->message = NULL;
 	free(c.sess->result);
 	c.sess->result = ab_xstrdup("running");
 	ctx_save(&c);
