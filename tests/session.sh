@@ -167,6 +167,19 @@ is "$(echo "$OUT" | json_get - steps.0.by)/$(echo "$OUT" | json_get - steps.0.id
 run ab --index "$BASE/index.json" --good b0010 --bad b0290 --probe ./usr/bin/app --json
 is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0123 "a finished session makes room for a new one"
 
+# --json: standard output holds one JSON object, the session as status
+# --json gives it, also when a step only prepares the next build.
+ab reset > /dev/null
+run ab start --index "$BASE/index.json" --json
+is "$RC/$(printf '%s' "$OUT" | json_get - result)" 0/running "start --json: exit 0, one JSON object: running"
+first=$(printf '%s' "$OUT" | json_get - current.id)
+like "$first" '^b[0-9]{4}$' "with the build waiting for a verdict"
+like "$ERR" "^Build $first is ready to test" "the words for people go to standard error"
+run ab "$(judge_current)" --json
+is "$RC/$(printf '%s' "$OUT" | json_get - result)" 0/running "a verdict with --json that does not end it: one JSON object"
+like "$(printf '%s' "$OUT" | json_get - current.id)" '^b[0-9]{4}$' "naming the next build"
+isnt "$(printf '%s' "$OUT" | json_get - current.id)" "$first" "the next one, not the one judged"
+
 # --- an aborting probe, then run ------------------------------------------
 ab reset > /dev/null
 cat > "$T/probe-abort.sh" <<'EOF'

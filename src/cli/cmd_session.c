@@ -5,6 +5,7 @@
 #include "bisect/report_flaky.h"
 
 static int prepare_and_say(ctx *c);
+static void print_status_json(ctx *c);
 
 /* run with --install system, after a boot: judges the kernel that runs
  * (the candidate, if it came up) with the probe, records it, installs
@@ -151,36 +152,38 @@ static void say_next(ctx *c, size_t idx, const char *root, const char *artifacts
 	     *skip = ctx_hint_command(c, "skip");
 	const char *p, *q;
 	char *id = ab_esc_term(bd->id), *version = ab_esc_term(bd->version), *commit = ab_esc_term(bd->commit);
+	/* With --json, standard output holds the one JSON object only. */
+	FILE *out = c->cli->json ? stderr : stdout;
 
 	ab_progress_flush(&c->prog);
-	printf(_("Build %s is ready to test"), id);
+	fprintf(out, _("Build %s is ready to test"), id);
 	if (version)
-		printf(" (%s)", version);
-	printf(".\n");
+		fprintf(out, " (%s)", version);
+	fprintf(out, ".\n");
 	if (c->b->flaky) {
 		char *state = ab_progress_flaky_state(c->b);
 		unsigned fails, passes;
 
 		ab_report_flaky_runs(c->b, idx, &fails, &passes);
-		printf(_("So far: %s.\n"), state);
+		fprintf(out, _("So far: %s.\n"), state);
 		if (fails + passes)
-			printf(_("Its runs so far: %u failed, %u passed.\n"), fails, passes);
+			fprintf(out, _("Its runs so far: %u failed, %u passed.\n"), fails, passes);
 		free(state);
 	} else {
-		printf(ngettext("%zu build may be the first %s one; ", "%zu builds may be the first %s one; ", left),
+		fprintf(out, ngettext("%zu build may be the first %s one; ", "%zu builds may be the first %s one; ", left),
 		       left, ab_term_label(ab_bisect_new_term(c->b)));
-		printf(ngettext("about %u more step after this one.\n", "about %u more steps after this one.\n",
+		fprintf(out, ngettext("about %u more step after this one.\n", "about %u more steps after this one.\n",
 				steps > 0 ? steps - 1 : 0),
 		       steps > 0 ? steps - 1 : 0);
 	}
 	if (commit)
-		printf(_("  commit:   %s\n"), commit);
+		fprintf(out, _("  commit:   %s\n"), commit);
 	free(id);
 	free(version);
 	free(commit);
 	/* The root and the files are named after the build's id and URLs. */
 	id = ab_esc_term(root);
-	printf(_("  unpacked: %s\n"), id);
+	fprintf(out, _("  unpacked: %s\n"), id);
 	free(id);
 	for (p = artifacts; p && *p; p = q) {
 		char *line;
@@ -188,7 +191,7 @@ static void say_next(ctx *c, size_t idx, const char *root, const char *artifacts
 		q = strchr(p, '\n');
 		line = ab_xstrndup(p, q ? (size_t)(q - p) : strlen(p));
 		id = ab_esc_term(line);
-		printf(_("  file:     %.*s\n"), (int)strlen(id), id);
+		fprintf(out, _("  file:     %.*s\n"), (int)strlen(id), id);
 		free(line);
 		free(id);
 		if (q)
@@ -196,7 +199,7 @@ static void say_next(ctx *c, size_t idx, const char *root, const char *artifacts
 		else
 			break;
 	}
-	printf(_("Test it (install the packages and reboot, if that is what it takes), then type\n"
+	fprintf(out, _("Test it (install the packages and reboot, if that is what it takes), then type\n"
 		 "  %-40s if it works,\n  %-40s if it shows the problem,\n  %-40s if it cannot be tested.\n"),
 	       c->b->opt.find_fix ? bad : good, c->b->opt.find_fix ? good : bad, skip);
 	free(good);
@@ -329,7 +332,11 @@ static int prepare_and_say(ctx *c)
 	}
 	say_next(c, idx, root, artifacts);
 	if (c->cli->install_system && !c->cli->quiet)
-		printf(_("It is installed and set as the default for the next boot only: reboot into it, test, then type one of the commands above.\n"));
+		fprintf(c->cli->json ? stderr : stdout,
+			_("It is installed and set as the default for the next boot only: reboot into it, test, then type one of the commands above.\n"));
+	/* Automation gets where the session stands, as `status --json`. */
+	if (c->cli->json)
+		print_status_json(c);
 	free(root);
 	free(artifacts);
 	return 0;
@@ -603,6 +610,28 @@ static void status_text(ctx *c)
 	free(hi);
 }
 
+/* The session as `status --json` gives it: the report, the build
+ * waiting for a verdict ("current"), the work dir, why it stopped. */
+static void print_status_json(ctx *c)
+{
+	json_t *rep = ab_report_json(c->b);
+	char *s;
+
+	json_object_set_new(rep, "current",
+			    c->has_current && (c->b->result == AB_RESULT_RUNNING ||
+					       c->b->result == AB_RESULT_ABORTED)
+			    ? json_pack("{s:s, s:I}", "id", c->idx->builds[c->current].id,
+					"index", (json_int_t)c->current)
+			    : json_null());
+	json_object_set_new(rep, "work_dir", json_string(c->work_dir));
+	if (c->sess->message)
+		json_object_set_new(rep, "message", json_string(c->sess->message));
+	s = json_dumps(rep, AB_JSON_OUT);
+	printf("%s\n", s);
+	free(s);
+	json_decref(rep);
+}
+
 int ab_cmd_status(ab_cli *cli, int argc, char **argv)
 {
 	ctx c;
@@ -614,22 +643,7 @@ int ab_cmd_status(ab_cli *cli, int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		json_t *rep = ab_report_json(c.b);
-		char *s;
-
-		json_object_set_new(rep, "current",
-				    c.has_current && (c.b->result == AB_RESULT_RUNNING ||
-						      c.b->result == AB_RESULT_ABORTED)
-				    ? json_pack("{s:s, s:I}", "id", c.idx->builds[c.current].id,
-						"index", (json_int_t)c.current)
-				    : json_null());
-		json_object_set_new(rep, "work_dir", json_string(c.work_dir));
-		if (c.sess->message)
-			json_object_set_new(rep, "message", json_string(c.sess->message));
-		s = json_dumps(rep, AB_JSON_OUT);
-		printf("%s\n", s);
-		free(s);
-		json_decref(rep);
+		print_status_json(&c);
 		goto out;
 	}
 	status_text(&c);
