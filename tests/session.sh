@@ -191,6 +191,8 @@ chmod +x "$T/probe-abort.sh"
 run ab --index "$BASE/index.json" --probe "$T/probe-abort.sh" --json
 is "$RC" 4 "a probe exiting 200: exit 4"
 is "$(echo "$OUT" | json_get - result)" aborted "the report says aborted"
+is "$(echo "$OUT" | json_get - message)" "the probe exited with status 200 on build b0111; stopping" \
+	"and says why in its message, as status --json does"
 is "$(status_of result)/$(status_of current.id)" aborted/b0111 "status: aborted, waiting on the build being probed"
 like "$(ab status)" 'stopped \(the probe exited with status 200 on build b0111' "status says why it stopped"
 run ab run --json

@@ -513,6 +513,9 @@ int ctx_report(ctx *c)
 						      "pages_fetched", (json_int_t)fetched,
 						      "pages_revalidated", (json_int_t)revalidated));
 		}
+		/* Why a run stopped, as status --json and a failure give it. */
+		if (b->result == AB_RESULT_ABORTED && c->sess && c->sess->message)
+			json_object_set_new(rep, "message", json_string(c->sess->message));
 		s = json_dumps(rep, AB_JSON_OUT);
 
 		if (!c->cli->quiet)
