@@ -180,6 +180,21 @@ is "$RC/$(printf '%s' "$OUT" | json_get - result)" 0/running "a verdict with --j
 like "$(printf '%s' "$OUT" | json_get - current.id)" '^b[0-9]{4}$' "naming the next build"
 isnt "$(printf '%s' "$OUT" | json_get - current.id)" "$first" "the next one, not the one judged"
 
+# start --report FILE: the command that ends the search writes it, from
+# wherever it is typed.
+ab reset > /dev/null
+mkdir -p "$T/rep"
+(cd "$T/rep" && "$ARTBISECT" start --work-dir "$W" --cache-dir "$T/cache" --index "$BASE/index.json" \
+	--good b0120 --bad b0124 --report found.md > /dev/null 2>&1)
+steps=0
+while [ "$(status_of result)" = running ] && [ $steps -lt 5 ]; do
+	(cd / && "$ARTBISECT" "$(judge_current)" --work-dir "$W" > /dev/null 2>&1)
+	steps=$((steps + 1))
+done
+is "$(status_of first_new.id)" b0123 "start --report, then verdicts by hand: found"
+like "$(cat "$T/rep/found.md" 2>/dev/null)" 'b0123' "the report is written where start was told, by the last verdict"
+like "$(ab log)" "--report $T/rep/found\.md" "the session keeps it, by its absolute path"
+
 # --- an aborting probe, then run ------------------------------------------
 ab reset > /dev/null
 cat > "$T/probe-abort.sh" <<'EOF'

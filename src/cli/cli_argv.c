@@ -125,6 +125,14 @@ char **ab_cli_session_argv(const ab_cli *cli, const char *good_id, const char *b
 		snprintf(num, sizeof num, "%u", cli->confirm);
 		push_opt(&v, &n, "--confirm", num);
 	}
+	if (cli->report_file) {
+		/* Written by whichever command ends the search: `start
+		 * --report FILE`, then good and bad by hand. */
+		char *path = ab_cli_absolute_path(cli->report_file);
+
+		push_opt(&v, &n, "--report", path ? path : cli->report_file);
+		free(path);
+	}
 	push_storage(cli, &v, &n);
 	return v;
 }
