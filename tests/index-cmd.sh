@@ -22,6 +22,34 @@ is "$(json_get "$T/named/index.json" builds.3.artifacts.0.size)" \
 	"$(stat -c %s "$T/named/app-1.10.tar.gz")" "archives: size matches"
 is "$(ls -a "$T/named" | grep -c tmp)" 0 "no temporary file left next to the output"
 
+# --output through what is there already: a symlink's file gets the
+# index and the link stays; a FIFO or a device is written into, never
+# replaced by a regular file.
+NAMED="app-1.2 app-1.2.1 app-1.9 app-1.10"
+mkdir -p "$T/out"
+echo old > "$T/out/target.json"
+ln -s target.json "$T/out/link.json"
+run "$ARTBISECT" index --output "$T/out/link.json" "$T/named"
+is "$RC" 0 "--output a symlink: exit 0"
+ok "--output a symlink: it stays a symlink" test -L "$T/out/link.json"
+is "$(ids "$T/out/target.json")" "$NAMED" "--output a symlink: the file it leads to gets the index"
+ln -s new.json "$T/out/dangling.json"
+run "$ARTBISECT" index --output "$T/out/dangling.json" "$T/named"
+is "$RC/$(ids "$T/out/new.json" 2>/dev/null)" "0/$NAMED" "--output a symlink to no file yet: that file is made"
+ok "--output a symlink to no file yet: it stays a symlink" test -L "$T/out/dangling.json"
+mkfifo "$T/out/fifo"
+timeout 20 cat "$T/out/fifo" > "$T/out/fifo.got" &
+cat_pid=$!
+run timeout 20 "$ARTBISECT" index --output "$T/out/fifo" "$T/named"
+wait "$cat_pid"
+is "$RC" 0 "--output a FIFO: exit 0"
+ok "--output a FIFO: it stays a FIFO" test -p "$T/out/fifo"
+is "$(ids "$T/out/fifo.got" 2>/dev/null)" "$NAMED" "--output a FIFO: its reader gets the index"
+run "$ARTBISECT" index --output /dev/full "$T/named"
+is "$RC" 3 "--output /dev/full: exit 3"
+like "$ERR" '^artbisect: cannot write /dev/full: No space left on device$' "--output /dev/full: one line naming the path and why"
+ok "--output /dev/full: still a character device" test -c /dev/full
+
 # The synthetic tar farm, re-indexed, bisects to its culprit over HTTP.
 run "$ARTBISECT" index --name "re-indexed" --output "$T/tars/index.json" "$T/tars/builds"
 is "$RC" 0 "tar farm: indexed"

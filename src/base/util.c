@@ -2,6 +2,7 @@
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -326,26 +327,48 @@ const char *ab_format_size(long long n, char buf[32])
 	return buf;
 }
 
-/* The first half of an atomic write: data into a new temporary file
- * beside path, fsynced. The file's name, or NULL with errno set. */
-static char *write_tmp(const char *path, const void *data, size_t len, int mode)
+/* All of data to fd: 0, or -1 with errno set. */
+static int write_all(int fd, const void *data, size_t len)
 {
-	char *tmp = ab_xasprintf("%s.tmp-XXXXXX", path);
-	int fd = mkostemp(tmp, O_CLOEXEC), e;
-	size_t off = 0;
 	const char *text = data;
+	size_t off = 0;
 
-	if (fd < 0)
-		goto fail;
 	while (off < len) {
 		ssize_t n = write(fd, text + off, len - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			goto fail;
+			return -1;
 		off += (size_t)n;
 	}
+	return 0;
+}
+
+int ab_write_plain(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), e;
+
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, data, len) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return close(fd);
+}
+
+/* The first half of an atomic write: data into a new temporary file
+ * beside path, fsynced. The file's name, or NULL with errno set. */
+static char *write_tmp(const char *path, const void *data, size_t len, int mode)
+{
+	char *tmp = ab_xasprintf("%s.tmp-XXXXXX", path);
+	int fd = mkostemp(tmp, O_CLOEXEC), e;
+
+	if (fd < 0 || write_all(fd, data, len) < 0)
+		goto fail;
 	if (fchmod(fd, (mode_t)mode) < 0 || fsync(fd) < 0 || close(fd) < 0) {
 		fd = -1;
 		goto fail;
@@ -460,6 +483,71 @@ int ab_write_finish(ab_pending_write *w, int keep, ab_error *err)
 int ab_write_atomic(const char *path, const void *data, size_t len, int mode, ab_error *err)
 {
 	return ab_write_finish(pending_new(path, data, len, mode), 1, err);
+}
+
+/* Where a symlink that leads nowhere yet leads: its links followed, a
+ * relative one from the directory it is in. NULL with errno set (ELOOP
+ * after 40 links). */
+static char *dangling_target(const char *path)
+{
+	char *p = ab_xstrdup(path);
+	int hops;
+
+	for (hops = 0; hops < 40; hops++) {
+		struct stat st;
+		char buf[PATH_MAX], *slash, *next;
+		ssize_t n;
+
+		if (lstat(p, &st) < 0 || !S_ISLNK(st.st_mode))
+			return p;
+		n = readlink(p, buf, sizeof buf - 1);
+		if (n < 0) {
+			free(p);
+			return NULL;
+		}
+		buf[n] = '\0';
+		slash = strrchr(p, '/');
+		if (buf[0] == '/' || !slash) {
+			next = ab_xstrdup(buf);
+		} else {
+			slash[1] = '\0';
+			next = ab_xasprintf("%s%s", p, buf);
+		}
+		free(p);
+		p = next;
+	}
+	free(p);
+	errno = ELOOP;
+	return NULL;
+}
+
+int ab_write_output(const char *path, const void *data, size_t len, int mode, ab_error *err)
+{
+	struct stat st;
+	char *real;
+	int rc;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* A FIFO, /dev/stdout, /dev/null: written into, never replaced. */
+		if (ab_write_plain(path, data, len) == 0)
+			return 0;
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"), path, strerror(errno));
+		return -1;
+	}
+	/* Through a symlink, the file it leads to is the one replaced. */
+	if (stat(path, &st) == 0)
+		real = realpath(path, NULL);
+	else if (errno == ENOENT)
+		real = dangling_target(path);	/* path itself when no link */
+	else
+		real = ab_xstrdup(path);	/* ab_write_atomic says why */
+	if (!real) {
+		ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"), path, strerror(errno));
+		return -1;
+	}
+	rc = ab_write_atomic(real, data, len, mode, err);
+	free(real);
+	return rc;
 }
 
 char **ab_env_without(const char *const *names, size_t nnames, size_t extra, size_t *n)

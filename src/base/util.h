@@ -56,6 +56,15 @@ int ab_read_file(const char *path, size_t max, char **data, size_t *len, ab_erro
  * same directory, fsync, rename, fsync of the directory); mode as chmod.
  * 0, or -1 with err (exit 3). */
 int ab_write_atomic(const char *path, const void *data, size_t len, int mode, ab_error *err);
+/* Writes an output file the user named: a regular file or a new path
+ * as ab_write_atomic does, through a symlink at the file it leads to;
+ * anything else that exists (a FIFO, /dev/stdout, /dev/null) is opened
+ * and written into, since a rename would replace it. 0, or -1 with err
+ * (exit 3) naming path. */
+int ab_write_output(const char *path, const void *data, size_t len, int mode, ab_error *err);
+/* Opens path for writing (created 0666 less the umask, truncated) and
+ * writes all of data: 0, or -1 with errno set. Not atomic. */
+int ab_write_plain(const char *path, const void *data, size_t len);
 /* ab_write_atomic with its slow half (writing and fsyncing hundreds of
  * megabytes) in a thread of its own: ab_write_begin starts it, data
  * must stay as it is until ab_write_finish, which waits for it and

@@ -417,16 +417,12 @@ void ctx_callbacks(ctx *c, ab_bisect_callbacks *cb)
  * session keeps what was found; a finished one reprints its report). */
 static int write_report_file(const ctx *c, const char *path, const char *text)
 {
-	FILE *f = fopen(path, "w");
-	int e = f ? 0 : errno;
+	int e;
 	char *run, *q, *abs;
 
-	if (f && fputs(text, f) < 0)
-		e = errno ? errno : EIO;
-	if (f && fclose(f) != 0 && !e)
-		e = errno;
-	if (!e)
+	if (ab_write_plain(path, text, strlen(text)) == 0)
 		return 0;
+	e = errno;
 	run = ctx_hint_command(c, "run");
 	/* By its absolute path: the command may be pasted elsewhere. */
 	abs = ab_cli_absolute_path(path);

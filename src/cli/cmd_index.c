@@ -140,7 +140,7 @@ int ab_cmd_index(int argc, char **argv)
 		return err.code ? err.code : AB_EXIT_FAILURE;
 	}
 	if (opt.output) {
-		if (ab_write_atomic(opt.output, text, strlen(text), 0644, &err) < 0) {
+		if (ab_write_output(opt.output, text, strlen(text), 0644, &err) < 0) {
 			ab_message("%s", err.msg);
 			status = err.code;
 		}

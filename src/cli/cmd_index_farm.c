@@ -195,7 +195,7 @@ int ab_cmd_index_farm(int argc, char **argv)
 	if (!text)
 		goto fail;
 	if (a.output) {
-		if (ab_write_atomic(a.output, text, strlen(text), 0644, &err) < 0)
+		if (ab_write_output(a.output, text, strlen(text), 0644, &err) < 0)
 			goto fail;
 	} else if (fputs(text, stdout) < 0 || fputc('\n', stdout) < 0 || fflush(stdout) != 0) {
 		ab_error_set(&err, AB_EXIT_FAILURE, _("cannot write the index: %s"), strerror(errno));
