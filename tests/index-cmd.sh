@@ -185,6 +185,20 @@ is "$("$PYTHON3" -c 'import json,sys; print(sorted({a["name"] for b in json.load
 run "$ARTBISECT" --index "$T/two-projects/index.json" --probe ./usr/bin/app --json \
 	--work-dir "$T/w-tz" --cache-dir "$T/c-tz"
 is "$RC/$(json_get "$T/run.out" first_new.id)" 0/1.0.3-1 "--package tzdata: the index bisects tzdata"
+# Forty projects: the message names a few and keeps its remedy (a
+# message is one line of at most 1 KiB, and the whole list is longer).
+mkdir -p "$T/forty" "$T/forty-src"
+for i in $(seq -w 1 40); do
+	d="$T/forty-src/p$i"
+	mkdir -p "$d/DEBIAN"
+	printf 'Package: project-with-a-long-name-%s\nVersion: 1.%s-1\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: t\n' \
+		"$i" "$i" > "$d/DEBIAN/control"
+	dpkg-deb --root-owner-group -Zgzip --build "$d" "$T/forty/p$i.deb" >/dev/null 2>&1
+done
+run "$ARTBISECT" index "$T/forty"
+is "$RC" 2 "packages of forty projects: exit 2"
+like "$ERR" '^artbisect: the packages are of 40 projects \(project-with-a-long-name-01; .*; and 32 more\): name the one to index with --package NAME$' \
+	"packages of forty projects: a few names, how many more, and the remedy at the end"
 run "$ARTBISECT" index --package nosuch "$T/two-projects"
 is "$RC" 2 "--package naming no package here: exit 2"
 # A directory as --index is a farm: what `artbisect index DIR` writes,

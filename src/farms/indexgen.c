@@ -16,6 +16,7 @@
 #include "base/i18n.h"
 #include "index/index.h"
 #include "farms/indexgen.h"
+#include "farms/names.h"
 #include "pkg/rpmpkg.h"
 #include "base/util.h"
 
@@ -351,13 +352,27 @@ static size_t find_root(size_t *parent, size_t i)
 	return i;
 }
 
+/* How many package names the message on several projects shows: a
+ * download folder of hundreds would push its remedy off the line. */
+#define SHOWN_NAMES 8
+
+/* Appends name to the list b, as the SHOWN_NAMES-th at most. */
+static void show_name(ab_buf *b, const char *name, const char *sep, size_t *shown)
+{
+	char q[64];
+
+	if (*shown < SHOWN_NAMES)
+		ab_buf_printf(b, "%s%s", *shown ? sep : "", ab_farm_quote(name, strlen(name), q, sizeof q));
+	(*shown)++;
+}
+
 /* The projects of the packages of l (sorted by version), as groups of
  * names that meet in some version. -1 with err naming them when there
  * is more than one. */
 static int one_project(const list *l, ab_error *err)
 {
 	const char **names = ab_xcalloc(l->n ? l->n : 1, sizeof *names);
-	size_t n = 0, i, j, *parent, projects = 0;
+	size_t n = 0, i, j, *parent, projects = 0, shown = 0;
 	ab_buf b = {0};
 
 	for (i = 0; i < l->n; i++)
@@ -377,12 +392,14 @@ static int one_project(const list *l, ab_error *err)
 	for (i = 0; i < n; i++) {
 		if (find_root(parent, i) != i)
 			continue;
-		ab_buf_printf(&b, "%s%s", projects ? "; " : "", names[i]);
+		show_name(&b, names[i], "; ", &shown);
 		for (j = 0; j < n; j++)
 			if (j != i && find_root(parent, j) == i)
-				ab_buf_printf(&b, ", %s", names[j]);
+				show_name(&b, names[j], ", ", &shown);
 		projects++;
 	}
+	if (shown > SHOWN_NAMES)
+		ab_buf_printf(&b, _("; and %zu more"), shown - SHOWN_NAMES);
 	if (projects > 1)
 		ab_error_set(err, AB_EXIT_USAGE,
 			     _("the packages are of %zu projects (%s): name the one to index with --package NAME"),
