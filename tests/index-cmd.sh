@@ -63,7 +63,21 @@ is "$RC/$(echo "$OUT" | json_get - first_new.id)" 0/b0007 "tar farm: the written
 (cd "$T/tars" && "$ARTBISECT" index --base-url https://farm.example.org/app builds) > "$T/stdout.json"
 tap_ok $? "standard output: exit 0"
 is "$(json_get "$T/stdout.json" builds.0.artifacts.0.url)" \
-	"https://farm.example.org/app/builds/b0000.tar.gz" "--base-url prefixes the relative path"
+	"https://farm.example.org/app/b0000.tar.gz" "--base-url: URL and the path under PATH"
+# The index elsewhere than the artifacts: URL stands for PATH, whatever
+# the output's directory (no "../" after URL).
+mkdir -p "$T/srv/www" "$T/srv/builds/sub"
+cp "$T/tars/builds/b0000.tar.gz" "$T/tars/builds/b0001.tar.gz" "$T/srv/builds/"
+cp "$T/tars/builds/b0002.tar.gz" "$T/srv/builds/sub/"
+(cd "$T" && "$ARTBISECT" index --base-url https://cdn.example.org/builds/ --output srv/www/index.json srv/builds)
+tap_ok $? "--base-url with --output in another directory: exit 0"
+is "$("$PYTHON3" -c 'import json,sys; print(" ".join(a["url"] for b in json.load(open(sys.argv[1]))["builds"] for a in b["artifacts"]))' "$T/srv/www/index.json")" \
+	"https://cdn.example.org/builds/b0000.tar.gz https://cdn.example.org/builds/b0001.tar.gz https://cdn.example.org/builds/sub/b0002.tar.gz" \
+	"--base-url with --output elsewhere: URL and the path under PATH, no .."
+(cd "$T" && "$ARTBISECT" index --base-url https://cdn.example.org/x srv/builds/b0001.tar.gz srv/builds/sub) > "$T/two-paths.json"
+is "$(json_get "$T/two-paths.json" builds.0.artifacts.0.url) $(json_get "$T/two-paths.json" builds.1.artifacts.0.url)" \
+	"https://cdn.example.org/x/b0001.tar.gz https://cdn.example.org/x/sub/b0002.tar.gz" \
+	"--base-url with a file and a directory: the path under the directory that holds both"
 
 # Names that need percent-encoding.
 mkdir -p "$T/odd"

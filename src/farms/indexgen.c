@@ -462,6 +462,44 @@ static char *base_dir(const char *output, ab_error *err)
 	return real;
 }
 
+/* The directory --base-url stands for: PATH's (a file's own directory),
+ * or the deepest one that holds all the PATHs. Every artifact is under
+ * it, so no URL gets a "..". NULL with err. */
+static char *paths_root(const char *const *paths, size_t n, ab_error *err)
+{
+	char *root = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char *real = realpath(paths[i], NULL), *slash;
+		struct stat st;
+		size_t k;
+
+		if (!real || stat(real, &st) < 0) {
+			ab_error_set(err, AB_EXIT_USAGE, "%s: %s", paths[i], strerror(errno));
+			free(real);
+			free(root);
+			return NULL;
+		}
+		if (!S_ISDIR(st.st_mode) && (slash = strrchr(real, '/')))
+			slash[slash == real ? 1 : 0] = '\0';
+		if (!root) {
+			root = real;
+			continue;
+		}
+		/* The common part, cut at a '/' that both have there. */
+		for (k = 0; root[k] && root[k] == real[k]; k++)
+			;
+		if (!(root[k] == '\0' && (real[k] == '/' || real[k] == '\0'))) {
+			while (k > 0 && root[k] != '/')
+				k--;
+			root[k ? k : 1] = '\0';
+		}
+		free(real);
+	}
+	return root;
+}
+
 static int cmp_str(const void *x, const void *y)
 {
 	return strcmp(*(const char *const *)x, *(const char *const *)y);
@@ -734,6 +772,13 @@ char *ab_indexgen(const char *const *paths, size_t n, const ab_indexgen_options 
 	}
 	if (find_files(&l, paths, n, out_real, err) < 0 || select_files(&l, opt, err) < 0)
 		goto out;
+	if (opt->base_url) {
+		/* URL + the path under PATH, wherever the index goes. */
+		free(base);
+		base = paths_root(paths, n, err);
+		if (!base)
+			goto out;
+	}
 
 	root = json_object();
 	json_object_set_new(root, "format", json_string("artbisect-index"));

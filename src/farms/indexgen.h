@@ -14,7 +14,9 @@
 
 typedef struct ab_indexgen_options {
 	const char *name;	/* the index's "name", or NULL */
-	const char *base_url;	/* prefix for artifact URLs, or NULL: relative */
+	const char *base_url;	/* artifact URLs are it + the path under the
+				 * PATHs' directory; NULL: relative to the
+				 * output's directory */
 	const char *output;	/* where the index will be written (relative URLs
 				 * are made relative to its directory), or NULL
 				 * for standard output: relative to the cwd */
