@@ -18,6 +18,15 @@ ML_CULPRIT=$(json_get "$F/mainline.json" culprit)
 KOJI_CULPRIT=$(json_get "$F/koji.json" culprit)
 KOJI_COMMIT=$(json_get "$F/koji.json" commit)
 KP=$(json_get "$F/koji.json" url_path)
+# An Arch farm (whose packages need bsdtar and zstd to make), and the
+# same with the culprit signed by another key.
+AP=""
+if command -v bsdtar >/dev/null && command -v zstd >/dev/null; then
+	mkfarms arch "$F/arch" --keys "$T/keys" || bail_out "mkfarms.py arch failed"
+	mkfarms arch "$F/otherkey" --keys "$T/keys" --from "$F/arch" --variant otherkey ||
+		bail_out "mkfarms.py arch otherkey failed"
+	AP=$(json_get "$F/arch.json" url_path)
+fi
 
 farm_probe generic 'boot/vmlinuz-*-generic' 'boot/vmlinuz-*' 'lib/modules/*-generic/modules.dep'
 farm_probe core 'lib/modules/*/vmlinuz' 'lib/modules/*/vmlinuz' '!lib/modules/*/kernel'
@@ -108,6 +117,28 @@ for srv in $(farm_servers); do
 	is "$(probe_check core)" "clean" "$srv: koji: the index holds kernel-core only"
 	like "$(listings "$LOG"):$(grep -c '\.rpm 200' "$LOG")" '^0:[1-9]' \
 		"$srv: koji: the index run downloads packages and reads no listing"
+
+	# arch, with a keyring that lacks the farm's key: no build resolves,
+	# so no index (one of failed builds would bisect to "failed to
+	# build"), exit 3 and the first reason.
+	if [ -n "$AP" ]; then
+		run timeout 120 "$ARTBISECT" index --farm arch --keyring "$OTHER_KEY" --cache-dir "$T/$srv-arch.cache" \
+			--output "$T/$srv-arch.idx.json" "$U/arch/$AP"
+		is "$RC" 3 "$srv: arch, every signature by a key not in the keyring: exit 3"
+		ok "$srv: arch, no build resolved: no index written" test ! -e "$T/$srv-arch.idx.json"
+		like "$(printf '%s\n' "$ERR" | tail -n 1)" \
+			"^artbisect: $U/arch/$AP: no build could be resolved, no index written; the first reason: .*key not in" \
+			"$srv: arch, no build resolved: one line that names the key problem"
+		run timeout 120 "$ARTBISECT" index --farm arch --keyring "$FARM_KEY" --quiet --cache-dir "$T/$srv-arch.cache" \
+			--output "$T/$srv-otherkey.idx.json" "$U/otherkey/$AP"
+		is "$RC" 0 "$srv: arch, one build signed by another key: exit 0"
+		like "$(printf '%s\n' "$ERR" | grep '^artbisect: warning')" \
+			'^artbisect: warning: 1 build failed its check \(marked failed in the index\): .*([Ss]ignature|[Kk]ey)' \
+			"$srv: arch, one build signed by another key: a warning says how many and why"
+		is "$(grep -c '"status": "failed"' "$T/$srv-otherkey.idx.json")" 1 "$srv: arch, another key: that build is marked failed"
+	else
+		skip "$srv: arch farm" "bsdtar or zstd is not installed"
+	fi
 
 	stop_farm_server "$srv"
 done

@@ -44,14 +44,25 @@ static void usage(FILE *out)
 		"  --quiet                 no progress on standard error\n"), out);
 }
 
+/* The progress lines, and what became of the builds. */
 typedef struct progress {
 	int quiet;
+	size_t resolved, unverified;
+	char *first_why, *first_unverified;	/* the first reasons */
 } progress;
 
-static void on_build(void *ud, size_t i, size_t n, const char *id, const char *why)
+static void on_build(void *ud, size_t i, size_t n, const char *id, const char *why,
+		     ab_farm_outcome what)
 {
 	progress *p = ud;
 	char *eid, *ewhy;
+
+	p->resolved += what == AB_FARM_RESOLVED;
+	p->unverified += what == AB_FARM_UNVERIFIED;
+	if (why && !p->first_why)
+		p->first_why = ab_xstrdup(why);
+	if (why && what == AB_FARM_UNVERIFIED && !p->first_unverified)
+		p->first_unverified = ab_xstrdup(why);
 
 	if (p->quiet && !why)
 		return;
@@ -194,6 +205,17 @@ int ab_cmd_index_farm(int argc, char **argv)
 	text = ab_farm_export(farm, on_build, &a.prog, &err);
 	if (!text)
 		goto fail;
+	/* An index of failed builds only would bisect to "failed to build". */
+	if (!a.prog.resolved) {
+		ab_error_set(&err, AB_EXIT_FAILURE, _("%s: no build could be resolved, no index written; the first reason: %s"),
+			     o->url, a.prog.first_why ? a.prog.first_why : "?");
+		goto fail;
+	}
+	if (a.prog.unverified)
+		ab_message(ngettext("warning: %zu build failed its check (marked failed in the index): %s",
+				    "warning: %zu builds failed their check (marked failed in the index); the first: %s",
+				    a.prog.unverified),
+			   a.prog.unverified, a.prog.first_unverified);
 	if (a.output) {
 		if (ab_write_output(a.output, text, strlen(text), 0644, &err) < 0)
 			goto fail;
@@ -206,6 +228,8 @@ fail:
 	ab_message("%s", err.msg);
 	status = err.code ? err.code : AB_EXIT_FAILURE;
 out:
+	free(a.prog.first_why);
+	free(a.prog.first_unverified);
 	free(text);
 	ab_farm_free(farm);
 	ab_cache_close(cache);

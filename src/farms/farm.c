@@ -237,6 +237,12 @@ static int interrupted(const ab_farm *f, ab_error *err)
 	return 1;
 }
 
+/* Set when a build could not be had because a check failed (a
+ * signature, a digest, no key to check with), as opposed to the farm
+ * lacking it: ab_farm_export tells the two apart by it. Per thread, as
+ * a build is resolved in the thread that asks for it. */
+static _Thread_local bool check_failed;
+
 int ab_farm_sums(ab_farm *f, const char *sums_url, const char *const *sig_urls,
 		 size_t nsig, const char *lone_name, ab_sums **out, ab_trust *trust, char **why,
 		 ab_error *err)
@@ -258,6 +264,7 @@ int ab_farm_sums(ab_farm *f, const char *sums_url, const char *const *sig_urls,
 	if (rc < 0)
 		return -1;
 	if (is_clearsigned(data, len)) {
+		check_failed = true;	/* until it is checked */
 		if (!f->pgp) {
 			*why = ab_xasprintf(_("%s is clear-signed and no keyring was given to check it: pass --keyring FILE"),
 					    sums_url);
@@ -265,6 +272,7 @@ int ab_farm_sums(ab_farm *f, const char *sums_url, const char *const *sig_urls,
 		}
 		if (ab_pgp_verify_clearsigned(f->pgp, data, len, sums_url, &plain, &plain_len, why) != 0)
 			goto fail;
+		check_failed = false;
 		free(data);
 		data = plain;
 		len = plain_len;
@@ -277,6 +285,7 @@ int ab_farm_sums(ab_farm *f, const char *sums_url, const char *const *sig_urls,
 			if (rc == 0)
 				sig_url = sig_urls[i];
 		}
+		check_failed = true;	/* until it is checked */
 		if (!sig) {
 			*why = ab_xasprintf(_("%s has no signature (looked for %s) and --keyring asks for one"),
 					    sums_url, nsig ? sig_urls[0] : "-");
@@ -284,6 +293,7 @@ int ab_farm_sums(ab_farm *f, const char *sums_url, const char *const *sig_urls,
 		}
 		if (ab_pgp_verify(f->pgp, data, len, sig, siglen, sig_url, NULL, 0, why) != 0)
 			goto fail;
+		check_failed = false;
 		*trust = AB_TRUST_SIGNED;
 	}
 	*out = ab_sums_parse(data, len, sums_url, lone_name, &e);
@@ -318,6 +328,7 @@ typedef struct verify_ctx {
 	size_t siglen;
 	const char *url;
 	ab_trust trust;		/* out */
+	bool refused;		/* out: the check said no */
 } verify_ctx;
 
 static int verify_download(void *ud, const char *path, const char *sha256, char **why)
@@ -341,6 +352,7 @@ static int verify_download(void *ud, const char *path, const char *sha256, char 
 		rc = ab_pgp_verify_fd(v->f->pgp, fd, v->sig, v->siglen, v->url, NULL, 0, why);
 		close(fd);
 		v->trust = AB_TRUST_SIGNED;
+		v->refused = rc != 0;
 		return rc;
 	}
 	switch (ab_rpm_verify(path, v->f->o.rpm_keyring, &reason, &e)) {
@@ -354,6 +366,7 @@ static int verify_download(void *ud, const char *path, const char *sha256, char 
 		*why = ab_xstrdup(e.msg);
 	}
 	free(reason);
+	v->refused = true;
 	return 1;
 }
 
@@ -364,7 +377,7 @@ int ab_farm_fetch_verified(ab_farm *f, const char *url, int64_t size, ab_farm_ch
 	static const ab_fetch_callbacks quiet = { NULL, NULL, NULL };
 	char *sig = NULL;
 	size_t siglen = 0;
-	verify_ctx v = { f, check, NULL, 0, url, AB_TRUST_DIGEST };
+	verify_ctx v = { f, check, NULL, 0, url, AB_TRUST_DIGEST, false };
 	ab_fetch_item it;
 	int rc;
 
@@ -377,9 +390,11 @@ int ab_farm_fetch_verified(ab_farm *f, const char *url, int64_t size, ab_farm_ch
 	}
 	if (check == AB_CHECK_DETACHED_SIG && !sig_url && !f->o.allow_unverified) {
 		*why = ab_xasprintf(_("%s has no signature beside it"), url);
+		check_failed = true;
 		return 1;
 	}
 	if (check == AB_CHECK_DETACHED_SIG && sig_url && !f->pgp && !f->o.allow_unverified) {
+		check_failed = true;
 		*why = ab_xasprintf(_("%s: nothing to check it against: pass --keyring FILE with the farm's signing keys, or --allow-unverified"),
 				    url);
 		return 1;
@@ -408,6 +423,7 @@ int ab_farm_fetch_verified(ab_farm *f, const char *url, int64_t size, ab_farm_ch
 			*why = ab_xstrdup(it.reason);
 		else
 			*why = ab_xasprintf("%s: %s", url, it.reason ? it.reason : "?");
+		check_failed = v.refused;
 		rc = 1;
 	}
 	free(it.path);
@@ -852,12 +868,25 @@ char *ab_farm_export(ab_farm *f, ab_farm_progress_fn each, void *ud, ab_error *e
 
 	for (i = 0; i < f->idx->nbuilds; i++) {
 		char *why = NULL;
-		int rc = ab_index_resolve(f->idx, i, &why, err);
+		int rc;
+		ab_farm_outcome what = AB_FARM_RESOLVED;
 
+		check_failed = false;
+		rc = ab_index_resolve(f->idx, i, &why, err);
 		if (rc < 0)
 			return NULL;
+		if (rc == 1 || f->idx->builds[i].failed)
+			what = check_failed && !f->idx->builds[i].failed ? AB_FARM_UNVERIFIED : AB_FARM_FAILED;
+		if (!why && what == AB_FARM_FAILED) {	/* failed in the listing */
+			const char *note;
+
+			pthread_mutex_lock(&f->lock);
+			note = json_string_value(json_object_get(json_array_get(f->builds, i), "farm_note"));
+			why = ab_xstrdup(note && *note ? note : _("the farm marks it failed"));
+			pthread_mutex_unlock(&f->lock);
+		}
 		if (each)
-			each(ud, i, f->idx->nbuilds, f->idx->builds[i].id, why);
+			each(ud, i, f->idx->nbuilds, f->idx->builds[i].id, why, what);
 		if (rc == 1) {
 			/* Nothing to fetch: failed, for every reader. */
 			pthread_mutex_lock(&f->lock);

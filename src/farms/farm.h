@@ -145,9 +145,18 @@ bool ab_farm_keys_default(const ab_farm *f);
 /* Resolves every build and gives the index v1 document of the farm
  * (`artbisect index URL`): sha256s from what was verified, builds that
  * cannot be resolved as "status": "failed" with the reason in
- * "farm_note". each (may be NULL) hears of every build. NULL with err
+ * "farm_note". each (may be NULL) hears of every build and what became
+ * of it (the caller decides what an index of failures is worth). NULL with err
  * when nothing can go on. Caller frees. */
-typedef void (*ab_farm_progress_fn)(void *ud, size_t i, size_t n, const char *id, const char *why);
+typedef enum ab_farm_outcome {
+	AB_FARM_RESOLVED,	/* its artifacts are known */
+	AB_FARM_FAILED,		/* the farm marks it failed or lacks it */
+	AB_FARM_UNVERIFIED,	/* a check failed: a signature, a digest, no
+				 * key to check with */
+} ab_farm_outcome;
+/* why: NULL for a resolved build, else the reason (its farm_note). */
+typedef void (*ab_farm_progress_fn)(void *ud, size_t i, size_t n, const char *id, const char *why,
+				    ab_farm_outcome what);
 char *ab_farm_export(ab_farm *f, ab_farm_progress_fn each, void *ud, ab_error *err);
 /* The cache that verified downloads go to, once it is open, and the
  * fetch options of the run (which count the bytes downloaded); fetch
