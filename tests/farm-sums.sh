@@ -72,6 +72,11 @@ for srv in $(farm_servers); do
 	like "$(report_field "$T/$srv-flat.json" last_old.id)" '^(app-)?1\.9$' "$srv: flat: the last good build is 1.9"
 	is "$(report_field "$T/$srv-flat.json" builds)" 12 "$srv: flat: 12 builds (the .sha256 files are none)"
 	is "$(trusts "$srv-flat")" "digest" "$srv: flat: trust \"digest\""
+	# flat/'s FILE.sha256 lists are not signed: --keyring asks for a
+	# signature, and the reason says which names were looked for.
+	farm_bisect "$srv-flat-key" --index "$U/sums/$FP" --farm sums --keyring "$FARM_KEY" --probe "$T/app.probe"
+	like "$(cat "$T/$srv-flat-key.err")" 'app-1\.[0-9]+\.tar\.gz\.sha256 has no signature beside it \([^ ]*app-1\.[0-9]+\.tar\.gz\.sha256\.asc, \.gpg or \.sig\) and --keyring asks for one' \
+		"$srv: flat with --keyring: unavailable, naming the signature files looked for"
 
 	# The culprit's SHA256SUMS names its tarball twice, with two digests.
 	: >"$T/app.log"

@@ -286,9 +286,14 @@ int ab_farm_sums(ab_farm *f, const char *sums_url, const char *const *sig_urls,
 				sig_url = sig_urls[i];
 		}
 		check_failed = true;	/* until it is checked */
-		if (!sig) {
+		if (!sig && nsig) {
 			*why = ab_xasprintf(_("%s has no signature (looked for %s) and --keyring asks for one"),
-					    sums_url, nsig ? sig_urls[0] : "-");
+					    sums_url, sig_urls[0]);
+			goto fail;
+		}
+		if (!sig) {	/* the listing shows none of the names */
+			*why = ab_xasprintf(_("%s has no signature beside it (%s.asc, .gpg or .sig) and --keyring asks for one"),
+					    sums_url, sums_url);
 			goto fail;
 		}
 		if (ab_pgp_verify(f->pgp, data, len, sig, siglen, sig_url, NULL, 0, why) != 0)
