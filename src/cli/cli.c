@@ -766,7 +766,8 @@ static void option_help(ab_cmd cmd, FILE *out)
 		{ OPT_KEYRING, N_("  --keyring FILE          OpenPGP keys: RPMs must be signed by one, and a\n"
 				  "                          farm's checksum lists and packages too (repeatable)\n") },
 		{ OPT_INSTALL, N_("  --install rpm           install RPMs with an rpm transaction instead of\n"
-				  "                          unpacking them (runs scriptlets; needs root)\n"
+				  "                          unpacking them (runs scriptlets; needs root\n"
+				  "                          or user namespaces)\n"
 				  "  --install system        install each candidate kernel on this machine and\n"
 				  "                          make it the default for the next boot only\n") },
 		{ OPT_REBOOT, N_("  --reboot                with --install system: after judging the kernel that\n"
