@@ -133,10 +133,14 @@ is "$(grep -c '^systemctl reboot' "$T/calls")" "$(( boots - 1 ))" "it rebooted a
 is "$(grep -c PERMANENT "$T/calls")" 0 "unattended: no permanent default either"
 run ab reset
 is "$RC/$(installed)" 0/0 "unattended: reset removed its kernels"
-tap_ok $([ -f "$TESTS_SRCDIR/../data/systemd/artbisect-continue.service" ] &&
-	grep -q '^ExecStart=/usr/bin/artbisect run --work-dir /var/lib/artbisect --reboot$' \
-		"$TESTS_SRCDIR/../data/systemd/artbisect-continue.service"; echo $?) \
-	"the shipped systemd unit runs exactly this after each boot"
+# (made at build time with the installed program's path, /usr/local/bin
+# by default, so that the unit works after any `make install`)
+unit="$TESTS_BUILDDIR/../data/systemd/artbisect-continue.service"
+bindir=$(sed -n 's/^bindir = //p' "$TESTS_BUILDDIR/../Makefile")
+prefix=$(sed -n 's/^prefix = //p' "$TESTS_BUILDDIR/../Makefile")
+bindir=${bindir//\$\{exec_prefix\}/$prefix}
+is "$(grep '^ExecStart=' "$unit" 2>&1)" "ExecStart=$bindir/artbisect run --work-dir /var/lib/artbisect --reboot" \
+	"the shipped systemd unit runs exactly this after each boot, by the installed program's path"
 
 # --- what reset removes is what the packages say they are ----------------
 # The URL's file name is the farm's to choose and no signature covers
