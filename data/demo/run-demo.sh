@@ -8,7 +8,9 @@
 # Everything goes under OUTDIR: trees/ (the builds), farm/ (what is served),
 # cache/ (artbisect's downloads, kept between runs), work/ (its session,
 # started afresh each run). Exits with artbisect's status (0: found).
-# Environment: CC (default cc), PYTHON3 (default python3).
+# Environment: CC (default cc), PYTHON3 (default python3). Standard
+# output carries artbisect's output only; the demo's words go to
+# standard error.
 set -eu
 
 if [ $# -lt 2 ]; then
@@ -33,6 +35,10 @@ esac
 for tool in "${CC%% *}" "$PYTHON3"; do
 	command -v "$tool" >/dev/null || { echo "run-demo: $tool is needed" >&2; exit 2; }
 done
+
+# What the demo says goes to standard error; standard output is
+# artbisect's own (its --json report, say, for a pipe).
+exec 3>&1 1>&2
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -70,6 +76,8 @@ stop_server() {
 trap stop_server EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+trap 'exit 129' HUP
+trap 'exit 141' PIPE
 n=0
 while [ ! -s "$OUT/server.port" ]; do
 	if ! kill -0 "$SERVER_PID" 2>/dev/null || [ "$n" -ge 100 ]; then
@@ -106,7 +114,7 @@ It should name b$(printf '%04d' "$REGRESSION_AT") as the first bad build, in abo
 EOF
 set +e
 "$ARTBISECT" --index "$INDEX" --probe "$PROBE" \
-	--cache-dir "$OUT/cache" --work-dir "$OUT/work" "$@"
+	--cache-dir "$OUT/cache" --work-dir "$OUT/work" "$@" >&3
 rc=$?
 set -e
 
