@@ -86,8 +86,12 @@ int ctx_rpm(ctx *c)
 		/* librpm reads armored keys only; a farm whose signatures are
 		 * checked with GnuPG (a binary keyring such as archlinux.gpg)
 		 * does not need it: the failure stands once RPMs are read. */
+		struct stat st;
+
 		c->keyring = ab_rpm_keyring_load(c->cli->keyrings, c->cli->nkeyrings, &c->keyring_err);
-		if (!c->keyring && !c->cli->farm && !strstr(c->cli->index, "://"))
+		/* (A local directory may be a farm: ctx_check_keyring says.) */
+		if (!c->keyring && !c->cli->farm && !strstr(c->cli->index, "://") &&
+		    !(stat(c->cli->index, &st) == 0 && S_ISDIR(st.st_mode)))
 			return ctx_keyring_failed(c);
 	}
 	return 0;
@@ -143,11 +147,28 @@ static int ctx_load_mapped_index(ctx *c, const char *url)
 	return 1;
 }
 
+static void ctx_farm_options(ctx *c, ab_farm_options *o, const char *url);
+
+/* Whether the local directory at url is read as a real farm: --farm
+ * says so, or its listing is surely one of a farm's layouts (a farm tree
+ * copied to disk). Any other directory is read as `artbisect index DIR`
+ * reads it, as before farms were read from the disk. */
+static int ctx_directory_is_farm(ctx *c, const char *url)
+{
+	ab_farm_options o;
+
+	if (c->cli->farm)
+		return 1;
+	ctx_farm_options(c, &o, url);
+	return ab_farm_local_layout(&o) != NULL;
+}
+
 /* The index named on the command line (or in the session's options). */
 /* A local directory of builds as a farm: the index `artbisect index DIR`
  * would write, made in memory (and kept as the session's snapshot). A
  * yum repository (DIR/repodata/repomd.xml) is read as one instead. 1
- * when dir is no such directory, else 0 or -1 with c->err. */
+ * when dir is no such directory, 2 when it is to be read as a real farm
+ * (ctx_directory_is_farm), else 0 or -1 with c->err. */
 static int ctx_index_directory(ctx *c, const char *url)
 {
 	char *dir = ab_index_local_path(url), *repomd, *virt, *src;
@@ -167,6 +188,11 @@ static int ctx_index_directory(ctx *c, const char *url)
 		return 1;
 	}
 	repomd = ab_path_join(dir, "repodata/repomd.xml");
+	if (c->cli->farm || (access(repomd, F_OK) != 0 && ctx_directory_is_farm(c, url))) {
+		free(repomd);
+		free(dir);
+		return 2;
+	}
 	if (access(repomd, F_OK) == 0) {
 		free(repomd);
 		free(dir);
@@ -248,6 +274,32 @@ static int ctx_open_farm(ctx *c, const char *url, const char *top, size_t len)
 	return 0;
 }
 
+/* A farm tree on the local disk: a refusal names its path, as the
+ * user gave it, rather than its file:// URL. */
+static int ctx_open_local_farm(ctx *c, const char *url)
+{
+	char *path = ab_index_local_path(url), *at;
+	size_t n = strlen(url);
+	ab_buf b = {0};
+	const char *m;
+
+	if (ctx_open_farm(c, url, NULL, 0) == 0 || !path) {
+		int ok = c->farm != NULL;
+
+		free(path);
+		return ok ? 0 : -1;
+	}
+	for (m = c->err.msg; (at = strstr(m, url)); m = at + n) {
+		ab_buf_append(&b, m, (size_t)(at - m));
+		ab_buf_append(&b, path, strlen(path));
+	}
+	ab_buf_append(&b, m, strlen(m));
+	ab_error_set(&c->err, c->err.code, "%s", b.data);
+	ab_buf_free(&b);
+	free(path);
+	return -1;
+}
+
 /* The farm a session's snapshot describes. */
 static int ctx_resume_farm(ctx *c, const char *data, size_t len)
 {
@@ -307,7 +359,9 @@ static int ctx_read_index(ctx *c)
 	if (!url)
 		return -1;
 	rc = ctx_index_directory(c, url);
-	if (rc <= 0) {
+	if (rc == 2)
+		rc = ctx_open_local_farm(c, url);
+	if (rc != 1) {
 		free(url);
 		return rc;
 	}

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +29,8 @@ struct ab_farm {
 	size_t nowned;
 	const ab_farm_layout *layout;
 	char *url;		/* the top directory, ending in '/' */
+	char *root;		/* a local farm (file://): the real path of its
+				 * top directory; NULL for a remote one */
 	json_t *doc;		/* the index v1 document of what is known */
 	json_t *builds;		/* its builds array (borrowed) */
 	ab_index *idx;
@@ -135,10 +138,16 @@ static int get_page(ab_farm *f, const char *url, size_t max, char **data, size_t
 		    ab_error *err)
 {
 	ab_page pg;
+	char *why = NULL;
 	int rc;
 
 	*data = NULL;
 	*len = 0;
+	if (f->root && ab_listing_local_inside(f->root, url, &why)) {
+		ab_error_set(err, AB_EXIT_USAGE, "%s", why);	/* a link out of a local farm */
+		free(why);
+		return -1;
+	}
 	memset(&pg, 0, sizeof pg);
 	if (get_pages(f, &url, 1, max, &pg, 0, err) < 0)
 		return -1;
@@ -157,41 +166,29 @@ static int get_page(ab_farm *f, const char *url, size_t max, char **data, size_t
 	return rc;
 }
 
-/* The listing in a page that was read. */
-static ab_listing *page_listing(const ab_page *pg, ab_error *err)
+/* Where every listing comes from: the pages of a remote farm, fetched
+ * and parsed, or a local farm's directories. out[i] NULL with why[i]
+ * (and missing[i] when there is no such page or directory); -1 with err
+ * for what stops everything (interrupted, disk full). */
+static int read_listings(ab_farm *f, const char *const *urls, size_t n, ab_listing **out,
+			 bool *missing, char **why, ab_error *err)
 {
-	return ab_listing_parse(pg->data, pg->len, pg->url ? pg->url : "", err);
-}
-
-ab_listing *ab_farm_listing(ab_farm *f, const char *url, bool *missing, ab_error *err)
-{
-	ab_page pg;
-	ab_listing *l = NULL;
-
-	*missing = false;
-	memset(&pg, 0, sizeof pg);
-	if (get_pages(f, &url, 1, AB_LISTING_MAX_BYTES, &pg, 1, err) < 0)
-		return NULL;
-	if (pg.status == AB_PAGE_OK)
-		l = page_listing(&pg, err);
-	else if (pg.status == AB_PAGE_MISSING)
-		*missing = true;
-	else
-		ab_error_set(err, AB_EXIT_USAGE, "%s", pg.why ? pg.why : url);
-	ab_page_clear(&pg);
-	return l;
-}
-
-int ab_farm_listings(ab_farm *f, const char *const *urls, size_t n, ab_listing **out,
-		     char **why, ab_error *err)
-{
-	ab_page *pg = ab_xcalloc(n ? n : 1, sizeof *pg);
+	ab_page *pg;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		out[i] = NULL;
 		why[i] = NULL;
+		missing[i] = false;
 	}
+	if (f->root) {
+		i = ab_listing_read_dirs(f->root, urls, n, out, missing, why);
+		pthread_mutex_lock(&f->lock);
+		f->fetched += i;
+		pthread_mutex_unlock(&f->lock);
+		return 0;
+	}
+	pg = ab_xcalloc(n ? n : 1, sizeof *pg);
 	if (get_pages(f, urls, n, AB_LISTING_MAX_BYTES, pg, 1, err) < 0) {
 		free(pg);
 		return -1;
@@ -199,16 +196,41 @@ int ab_farm_listings(ab_farm *f, const char *const *urls, size_t n, ab_listing *
 	for (i = 0; i < n; i++) {
 		ab_error e = {0};
 
-		if (pg[i].status == AB_PAGE_OK && !(out[i] = page_listing(&pg[i], &e)))
+		if (pg[i].status == AB_PAGE_OK &&
+		    !(out[i] = ab_listing_parse(pg[i].data, pg[i].len, pg[i].url ? pg[i].url : "", &e)))
 			why[i] = ab_xstrdup(e.msg);
 		else if (pg[i].status == AB_PAGE_MISSING)
 			why[i] = ab_xasprintf(_("%s: not found (HTTP 404)"), urls[i]);
 		else if (pg[i].status != AB_PAGE_OK)
 			why[i] = ab_xstrdup(pg[i].why ? pg[i].why : urls[i]);
+		missing[i] = pg[i].status == AB_PAGE_MISSING;
 		ab_page_clear(&pg[i]);
 	}
 	free(pg);
 	return 0;
+}
+
+ab_listing *ab_farm_listing(ab_farm *f, const char *url, bool *missing, ab_error *err)
+{
+	ab_listing *l = NULL;
+	char *why = NULL;
+
+	if (read_listings(f, &url, 1, &l, missing, &why, err) < 0)
+		return NULL;
+	if (!l && !*missing)
+		ab_error_set(err, AB_EXIT_USAGE, "%s", why);
+	free(why);
+	return l;
+}
+
+int ab_farm_listings(ab_farm *f, const char *const *urls, size_t n, ab_listing **out,
+		     char **why, ab_error *err)
+{
+	bool *missing = ab_xcalloc(n ? n : 1, sizeof *missing);
+	int rc = read_listings(f, urls, n, out, missing, why, err);
+
+	free(missing);
+	return rc;
 }
 
 int ab_farm_text(ab_farm *f, const char *url, size_t max, char **data, size_t *len,
@@ -393,6 +415,8 @@ int ab_farm_fetch_verified(ab_farm *f, const char *url, int64_t size, ab_farm_ch
 		ab_error_set(err, AB_EXIT_FAILURE, "%s", _("no cache to download into"));
 		return -1;
 	}
+	if (f->root && ab_listing_local_inside(f->root, url, why))
+		return 1;
 	if (check == AB_CHECK_DETACHED_SIG && !sig_url && !f->o.allow_unverified) {
 		*why = ab_xasprintf(_("%s has no signature beside it"), url);
 		check_failed = true;
@@ -714,12 +738,53 @@ static char *dir_url(const char *url)
 	return n && url[n - 1] == '/' ? ab_xstrdup(url) : ab_xasprintf("%s/", url);
 }
 
+/* A farm on the local disk (file://): the real path of its top
+ * directory, inside which everything it reads must lie. 0, -1 with err. */
+static int set_root(ab_farm *f, bool resumed, ab_error *err)
+{
+	if (strncasecmp(f->url, "file:", 5))
+		return 0;
+	f->root = ab_listing_local_root(f->url, resumed, err);
+	return f->root ? 0 : -1;
+}
+
+/* The layout a listing surely is of (the recognisers' best score, at
+ * least min), or NULL. */
+static const ab_farm_layout *recognise(const ab_listing *top, const ab_farm_options *o, int min)
+{
+	const ab_farm_layout *best = NULL;
+	int top_score = min - 1, score;
+	size_t i;
+
+	for (i = 0; i < NLAYOUTS; i++) {
+		score = layouts[i]->recognise(top, o);
+		if (score > top_score && score > 0) {
+			top_score = score;
+			best = layouts[i];
+		}
+	}
+	return best;
+}
+
+const char *ab_farm_local_layout(const ab_farm_options *o)
+{
+	char *url = dir_url(o->url), *root = ab_listing_local_root(url, false, NULL);
+	ab_listing *top = NULL;
+	const ab_farm_layout *l = NULL;
+	ab_error e = {0};
+	bool missing;
+
+	if (root && (top = ab_listing_read_dir(root, url, &missing, &e)))
+		l = recognise(top, o, 2);
+	ab_listing_free(top);
+	free(root);
+	free(url);
+	return l ? l->name : NULL;
+}
+
 /* Which layout the top listing is: --farm, or the surest guess. */
 static int pick_layout(ab_farm *f, const ab_listing *top, ab_error *err)
 {
-	int best = 0, score;
-	size_t i;
-
 	if (f->o.layout) {
 		f->layout = layout_named(f->o.layout);
 		if (!f->layout) {
@@ -730,13 +795,7 @@ static int pick_layout(ab_farm *f, const ab_listing *top, ab_error *err)
 		}
 		return 0;
 	}
-	for (i = 0; i < NLAYOUTS; i++) {
-		score = layouts[i]->recognise(top, &f->o);
-		if (score > best) {
-			best = score;
-			f->layout = layouts[i];
-		}
-	}
+	f->layout = recognise(top, &f->o, 1);
 	if (!f->layout) {
 		ab_error_set(err, AB_EXIT_USAGE,
 			     _("%s: a directory listing of %zu entries that is no farm artbisect knows (Ubuntu mainline vX.Y/ directories, Arch packages with .sig files, Koji version directories, builds with SHA256SUMS); name one with --farm"),
@@ -755,7 +814,9 @@ ab_farm *ab_farm_open(const ab_farm_options *o, ab_error *err)
 	bool missing = false;
 
 	f->url = dir_url(o->url);
-	if (o->top_page) {
+	if (set_root(f, false, err) < 0)
+		goto fail;
+	if (o->top_page && !f->root) {
 		top = ab_listing_parse(o->top_page, o->top_len, f->url, err);
 		f->fetched++;	/* read by the caller */
 	}
@@ -763,7 +824,8 @@ ab_farm *ab_farm_open(const ab_farm_options *o, ab_error *err)
 		top = ab_farm_listing(f, f->url, &missing, err);
 	if (!top) {
 		if (missing)
-			ab_error_set(err, AB_EXIT_USAGE, _("%s: not found (HTTP 404)"), f->url);
+			ab_error_set(err, AB_EXIT_USAGE, f->root ? _("%s: no such directory") :
+				     _("%s: not found (HTTP 404)"), f->url);
 		err->code = err->code == AB_EXIT_ABORTED ? AB_EXIT_ABORTED : AB_EXIT_USAGE;
 		goto fail;
 	}
@@ -827,7 +889,7 @@ ab_farm *ab_farm_resume(const ab_farm_options *o, const char *snapshot, size_t l
 		goto fail;
 	}
 	f->url = ab_xstrdup(url);
-	if (open_keys(f, err) < 0 || make_index(f, snapshot, len, err) < 0)
+	if (set_root(f, true, err) < 0 || open_keys(f, err) < 0 || make_index(f, snapshot, len, err) < 0)
 		goto fail;
 	return f;
 fail:
@@ -972,6 +1034,7 @@ void ab_farm_free(ab_farm *f)
 		free(f->owned[i]);
 	free(f->owned);
 	free(f->url);
+	free(f->root);
 	free(f->slip);
 	pthread_mutex_destroy(&f->lock);
 	free(f);

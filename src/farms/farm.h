@@ -18,6 +18,12 @@
  * fetches by itself: it asks farm.c for listings, texts and verified
  * files (the services below), so that every rule about remote content
  * (http/https only, sizes, time caps, signatures) is applied once.
+ *
+ * A farm whose URL is file:// is a tree on the local disk: its listings
+ * are read from the directories themselves (listing_dir.c), its texts
+ * and artifacts through the fetch engine's file:// reading, and nothing
+ * it reads may lie outside its top directory once links are resolved.
+ * Everything else (layouts, order, checks, the snapshot) is the same.
  */
 #ifndef AB_FARMS_FARM_H
 #define AB_FARMS_FARM_H
@@ -123,6 +129,11 @@ extern const ab_farm_layout ab_farm_mainline, ab_farm_archive, ab_farm_koji, ab_
  * recognises the layout (or takes o->layout) and lists the builds. NULL
  * with err (exit 2 naming the URL) when it is no farm artbisect reads. */
 ab_farm *ab_farm_open(const ab_farm_options *o, ab_error *err);
+/* The layout the local directory at o->url (file://) surely is, from
+ * its listing (a recogniser's score of 2), or NULL: a directory that
+ * may be a farm is not taken for one (it is read as `artbisect index
+ * DIR` reads it). Reads nothing but that directory; never fails. */
+const char *ab_farm_local_layout(const ab_farm_options *o);
 /* The farm a session snapshot describes, without reading any listing:
  * idx is the snapshot's index (its "farm" object names the layout). */
 ab_farm *ab_farm_resume(const ab_farm_options *o, const char *snapshot, size_t len,

@@ -64,8 +64,7 @@ static char *pct_decode(const char *s, size_t n, size_t *outlen)
 	return out;
 }
 
-/* Why a decoded name cannot be an entry, or NULL when it can. */
-static const char *bad_name(const char *name, size_t len)
+const char *ab_listing_bad_name(const char *name, size_t len)
 {
 	if (len == 0)
 		return N_("the name is empty");
@@ -233,7 +232,7 @@ static int add_link(struct ctx *c, const char *href, int64_t size, int64_t mtime
 		goto out;
 	}
 	name = pct_decode(seg, seglen, &namelen);
-	if ((why = bad_name(name, namelen))) {
+	if ((why = ab_listing_bad_name(name, namelen))) {
 		free(name);
 		refuse(c, href, why);
 		goto out;
@@ -471,7 +470,7 @@ static int json_item(struct ctx *c, const json_t *it, size_t i)
 		c->l->dropped++;	/* "other": a socket, a dangling link */
 		return 0;
 	}
-	if ((why = bad_name(name, json_string_length(json_object_get(it, "name"))))) {
+	if ((why = ab_listing_bad_name(name, json_string_length(json_object_get(it, "name"))))) {
 		refuse(c, name, why);
 		return 0;
 	}
@@ -656,6 +655,7 @@ const char *ab_listing_format_name(ab_listing_format f)
 	case AB_LISTING_NGINX_HTML: return _("nginx HTML");
 	case AB_LISTING_NGINX_JSON: return _("nginx JSON");
 	case AB_LISTING_LIGHTTPD: return _("lighttpd");
+	case AB_LISTING_LOCAL: return _("a local directory");
 	case AB_LISTING_OTHER: break;
 	}
 	return _("an \"Index of\" page");
@@ -663,7 +663,15 @@ const char *ab_listing_format_name(ab_listing_format f)
 
 const char *ab_listing_empty_reason(const ab_listing *l, char *buf, size_t size)
 {
-	if (l->refused)
+	if (l->format == AB_LISTING_LOCAL && l->refused)
+		snprintf(buf, size, _("a directory with no usable entry: %zu refused, the first: %s"),
+			 l->refused, l->refused_why);
+	else if (l->format == AB_LISTING_LOCAL && l->dropped)
+		snprintf(buf, size, _("an empty directory but for %zu links that leave it or special files"),
+			 l->dropped);
+	else if (l->format == AB_LISTING_LOCAL)
+		snprintf(buf, size, "%s", _("an empty directory"));
+	else if (l->refused)
 		snprintf(buf, size, _("a directory listing (%s) with no usable entry: %zu refused, the first: %s"),
 			 ab_listing_format_name(l->format), l->refused, l->refused_why);
 	else

@@ -10,6 +10,10 @@
  * dropped; entries whose names are hostile are refused one by one and
  * counted. A page that is refused as a whole gets an ab_error naming the
  * URL, with exit status AB_EXIT_USAGE.
+ *
+ * A farm on the local disk (a file:// directory) has no pages: listing_dir.c
+ * makes the same ab_listing from the directory itself (ab_listing_read_dir),
+ * with the same rules for names; it opens directories, never a connection.
  */
 #ifndef AB_FARMS_LISTING_H
 #define AB_FARMS_LISTING_H
@@ -34,6 +38,7 @@ typedef enum ab_listing_format {
 	AB_LISTING_NGINX_JSON,		/* autoindex_format json */
 	AB_LISTING_LIGHTTPD,		/* mod_dirlisting's table */
 	AB_LISTING_OTHER,		/* an "Index of" page of another shape */
+	AB_LISTING_LOCAL,		/* a local directory, read by listing_dir.c */
 } ab_listing_format;
 
 typedef struct ab_listing_entry {
@@ -65,6 +70,37 @@ typedef struct ab_listing {
  * why in words. */
 ab_listing *ab_listing_parse(const char *data, size_t len, const char *page_url, ab_error *err);
 void ab_listing_free(ab_listing *l);
+
+/* Why a decoded name cannot be an entry (untranslated: pass it to _()),
+ * or NULL when it can: empty, "." or "..", a NUL, a '/', a control
+ * character, not UTF-8. */
+const char *ab_listing_bad_name(const char *name, size_t len);
+
+/* The listing of the local directory dir_url (a file:// URL ending in
+ * '/') inside the tree whose real path is root (realpath(3) of the
+ * farm's top directory): one entry per file or directory, by name, its
+ * is_dir, size and mtime from fstatat without following links. A
+ * symbolic link is followed only when its target stays inside root;
+ * one that leaves the tree, dangles or names no file or directory is
+ * dropped. Names are refused as in a page. NULL with err (AB_EXIT_USAGE,
+ * the message naming the path) when the directory cannot be read, with
+ * *missing set when it does not exist; dir_url itself may not lead out
+ * of root. Never prints. */
+ab_listing *ab_listing_read_dir(const char *root, const char *dir_url, bool *missing,
+				ab_error *err);
+/* ab_listing_read_dir for each of urls: out[i], or NULL with why[i]
+ * (malloc'd) and missing[i]. Returns how many were read. */
+size_t ab_listing_read_dirs(const char *root, const char *const *urls, size_t n,
+			    ab_listing **out, bool *missing, char **why);
+/* The real path of the local directory url (file://), the root of a
+ * local farm: NULL with err (may be NULL) naming the path when it cannot
+ * be resolved; lenient, the path as it is instead (a resumed session's
+ * tree that went away: reading it says so). Caller frees. */
+char *ab_listing_local_root(const char *url, bool lenient, ab_error *err);
+/* Whether the local file url (file://) lies inside root once its links
+ * are resolved: 0 yes (or it does not exist: reading it says so), 1 no
+ * with *why (malloc'd, naming the path). */
+int ab_listing_local_inside(const char *root, const char *url, char **why);
 
 /* "apache FancyIndexing", "nginx JSON", ... (translated). */
 const char *ab_listing_format_name(ab_listing_format f);
