@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include "base/digest.h"
@@ -76,31 +75,6 @@ static const char *const *own_list(ab_farm *f, const char *const *v, size_t n)
 const ab_farm_options *ab_farm_opts(const ab_farm *f)
 {
 	return &f->o;
-}
-
-static struct utsname host;
-
-static void read_host(void)
-{
-	if (uname(&host) < 0)
-		snprintf(host.machine, sizeof host.machine, "x86_64");
-}
-
-const char *ab_farm_host_arch(const char *style)
-{
-	static const struct { const char *uname, *deb; } names[] = {
-		{ "x86_64", "amd64" }, { "aarch64", "arm64" }, { "armv7l", "armhf" },
-		{ "i686", "i386" }, { "i586", "i386" }, { "ppc64le", "ppc64el" },
-	};
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	size_t i;
-
-	pthread_once(&once, read_host);
-	if (style && !strcmp(style, "deb"))
-		for (i = 0; i < sizeof names / sizeof names[0]; i++)
-			if (!strcmp(host.machine, names[i].uname))
-				return names[i].deb;
-	return host.machine;
 }
 
 /* ---- pages ---- */
