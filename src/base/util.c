@@ -528,7 +528,7 @@ int ab_write_output(const char *path, const void *data, size_t len, int mode, ab
 	int rc;
 
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* A FIFO, /dev/stdout, /dev/null: written into, never replaced. */
+		/* A FIFO or a device (/dev/null, say): written into, never replaced. */
 		if (ab_write_plain(path, data, len) == 0)
 			return 0;
 		ab_error_set(err, AB_EXIT_FAILURE, _("cannot write %s: %s"), path, strerror(errno));

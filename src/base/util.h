@@ -58,7 +58,7 @@ int ab_read_file(const char *path, size_t max, char **data, size_t *len, ab_erro
 int ab_write_atomic(const char *path, const void *data, size_t len, int mode, ab_error *err);
 /* Writes an output file the user named: a regular file or a new path
  * as ab_write_atomic does, through a symlink at the file it leads to;
- * anything else that exists (a FIFO, /dev/stdout, /dev/null) is opened
+ * anything else that exists (a FIFO, a device such as /dev/null) is opened
  * and written into, since a rename would replace it. 0, or -1 with err
  * (exit 3) naming path. */
 int ab_write_output(const char *path, const void *data, size_t len, int mode, ab_error *err);
