@@ -295,10 +295,8 @@ int index_read_build(struct parser *P, const json_t *o, ab_build *b, size_t pos)
 		b->farm_ref = ab_arena_strndup(P->arena, s, n);
 	if ((r = get_str(P, o, "farm_trust", &s, &n)) < 0)
 		return -1;
-	/* Only a farm's own snapshot may say a build's signature was
-	 * checked: from anywhere else it is a claim nobody here checked,
-	 * and the build is as good as its sha256 in the index. A claim
-	 * of less ("unverified") is kept wherever it comes from. */
+	/* "signed" only from a farm's own snapshot: elsewhere it is a
+	 * claim nobody here checked ("unverified" is kept: it warns). */
 	if (r && !strcmp(s, "signed"))
 		b->trust = P->farm ? AB_TRUST_SIGNED : AB_TRUST_DIGEST;
 	else if (r && !strcmp(s, "unverified"))
