@@ -58,6 +58,11 @@ is "$(printf '%s' "$OUT" | "$PYTHON3" -c 'import json,sys; print(sum(r["fails"] 
 tap_ok $(( $(sort "$COUNTER.log" | uniq -d | wc -l) > 0 ? 0 : 1 )) "some builds were run again"
 like "$ERR" 'Most likely first bad build: b0037 \(probability' "the text report says the culprit with its probability"
 like "$ERR" 'Estimated failure rate: [0-9.]+ before it, [0-9.]+ from it on' "and the rates"
+# The HTML page of that run: the range's given ends drawn as what they
+# were given as (no run judged them), not as untested.
+"$ARTBISECT" run --work-dir "$T/w1" --report "$T/w1.html" > /dev/null 2>&1
+like "$(grep -o '<g class="mark" data-id="b00\(00\|63\)" data-verdict="[a-z]*"' "$T/w1.html" | sed 's/.*data-id="\([^"]*\)" data-verdict="\([^"]*\)"/\1 \2/' | tr '\n' ' ')" \
+	'^b0000 good b0063 (bad|mixed) $' "the HTML report draws the given ends good and bad (or mixed, when run)"
 like "$ERR" 'Runs \(failed/passed\):$' "and each build's runs, under their heading"
 like "$ERR" '^  (.*  )?b0037 [0-9]+/[0-9]+' "the culprit's runs among them"
 unlike "$ERR" ' 0\.000[;)]' "no build is listed as a runner-up at probability 0.000"

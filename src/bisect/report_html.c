@@ -94,6 +94,12 @@ static const char *build_verdict(const ab_bisect *b, size_t i, size_t *step)
 			}
 		return good && bad ? "mixed" : step_verdict(&b->steps[*step - 1]);
 	}
+	/* The given ends are what they were given as (under the flaky
+	 * model the plain engine holds no verdict for them). */
+	if (i == b->old_end)
+		return ab_bisect_old_term(b);
+	if (i == b->new_end)
+		return ab_bisect_new_term(b);
 	switch (ab_engine_get(b->engine, i)) {
 	case AB_V_OLD: return ab_bisect_old_term(b);
 	case AB_V_NEW: return ab_bisect_new_term(b);
