@@ -221,6 +221,7 @@ run "$ARTBISECT" --index "$T/tars/builds" --probe ./usr/bin/app --json \
 	--work-dir "$T/w-dir" --cache-dir "$T/c-dir"
 is "$RC" 0 "a directory of archives as --index: found"
 like "$(json_get "$T/run.out" first_new.id)" '^b[0-9]+$' "a directory as --index: the ids are the archives' names"
+like "$ERR" "^Bisecting $T/tars/builds: " "a directory as --index is named by its path (it holds no index.json)"
 run "$ARTBISECT" --index "$T/two-projects" --probe ./usr/bin/app --work-dir "$T/w-dir2" --cache-dir "$T/c-dir"
 is "$RC" 2 "a directory of two projects as --index: exit 2"
 like "$ERR" 'name the one to index with --package NAME' "a directory of two projects: says to name one"

@@ -213,6 +213,8 @@ static int ctx_index_directory(ctx *c, const char *url)
 		free(e);
 	}
 	o.output = virt;
+	/* Named by the directory, not by the index.json it does not hold. */
+	o.name = dir;
 	o.packages = package ? &package : NULL;
 	o.npackages = package ? 1 : 0;
 	paths[0] = dir;
