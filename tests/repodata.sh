@@ -52,6 +52,15 @@ is "$RC" 2 "the reverse order is refused"
 run "$ARTBISECT" --index "$T/repo" --package app --probe ./usr/bin/app --json \
 	--cache-dir "$T/cache" --work-dir "$T/work"
 is "$RC/$(echo "$OUT" | json_get - first_new.id)" "0/1.0.17-1" "a local path works too"
+# Without --package: the message says it is a repository and what is missing.
+run "$ARTBISECT" --index "$T/repo" --probe true --cache-dir "$T/cache" --work-dir "$T/work-nopkg"
+is "$RC" 2 "a local repository without --package: exit 2"
+like "$ERR" "^artbisect: $T/repo is a yum repository: name the package to bisect with --package NAME$" \
+	"it says so, naming the directory and the option"
+run "$ARTBISECT" --index "$BASE/" --probe true --cache-dir "$T/cache" --work-dir "$T/work-nopkg"
+is "$RC" 2 "a repository URL without --package: exit 2"
+like "$ERR" "^artbisect: $BASE/ is a yum repository: name the package to bisect with --package NAME$" \
+	"it says so too, not that it is no tree of builds"
 
 # Snapshot releases give commits.
 mkfarm --out "$T/snap" --format rpm --builds 8 --culprit 5 --git-release

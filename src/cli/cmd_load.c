@@ -195,6 +195,12 @@ static int ctx_index_directory(ctx *c, const char *url)
 	}
 	if (access(repomd, F_OK) == 0) {
 		free(repomd);
+		if (!package) {
+			ab_error_set(&c->err, AB_EXIT_USAGE,
+				     _("%s is a yum repository: name the package to bisect with --package NAME"), dir);
+			free(dir);
+			return -1;
+		}
 		free(dir);
 		return 1;
 	}
@@ -351,6 +357,22 @@ static int listing_has_repodata(const char *d, size_t len, const char *url)
 	return has;
 }
 
+/* A directory URL that no farm layout reads may be a yum repository
+ * given without --package: then that is what the message says. */
+static void say_if_yum(ctx *c, const char *url)
+{
+	char *repomd = ab_xasprintf("%srepodata/repomd.xml", url), *data = NULL;
+	size_t len = 0;
+	ab_error e = {0};
+
+	if (ab_fetch_to_memory(repomd, &c->fopt, AB_LISTING_MAX_BYTES, &data, &len, &e) == 0)
+		ab_error_set(&c->err, AB_EXIT_USAGE,
+			     _("%s is a yum repository: name the package to bisect with --package NAME"), url);
+	ab_error_clear(&e);
+	free(data);
+	free(repomd);
+}
+
 static int ctx_read_index(ctx *c)
 {
 	const ab_cli *cli = c->cli;
@@ -370,6 +392,8 @@ static int ctx_read_index(ctx *c)
 	/* A directory URL is a farm's listing: an index is a document. */
 	if (cli->farm || (!cli->package && is_remote(url) && url[strlen(url) - 1] == '/')) {
 		rc = ctx_open_farm(c, url, NULL, 0);
+		if (rc < 0 && !cli->farm && c->err.code == AB_EXIT_USAGE)
+			say_if_yum(c, url);
 		free(url);
 		return rc;
 	}
