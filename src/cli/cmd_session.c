@@ -498,6 +498,13 @@ int ab_cmd_replay(ab_cli *cli, int argc, char **argv)
 	ctx_settings(&c);
 	if (system_needs_root(&c) < 0 || ctx_rpm(&c) < 0 || ctx_load_index(&c) < 0 ||
 	    ctx_resolve(&c, log->good, log->bad, &good_idx, &bad_idx) < 0) {
+		/* Named by the log's line that says it: the start line. */
+		if (log->log_label && c.err.msg[0]) {
+			char *msg = ab_xstrdup(c.err.msg);
+
+			ab_error_set(&c.err, c.err.code, _("%s, line %u: %s"), log->log_label, log->start_line, msg);
+			free(msg);
+		}
 		status = ctx_fail(&c);
 		goto out;
 	}
