@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <curl/curl.h>
 
 #include "farms/listing.h"
 #include "farms/names.h"
@@ -56,27 +57,16 @@ int ab_listing_local_inside(const char *root, const char *url, char **why)
 	return rc;
 }
 
-static char *pct_encode(const char *s, bool slash)
+/* name as a URL path segment (libcurl keeps RFC 3986's unreserved
+ * characters), with a '/' after a directory's. */
+static char *pct_encode(const char *name, bool slash)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = strlen(s), i;
-	char *out = ab_xmalloc(3 * n + 2), *o = out;
+	char *enc = curl_easy_escape(NULL, name, 0), *out;
 
-	for (i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		    ch == '-' || ch == '.' || ch == '_' || ch == '~') {
-			*o++ = (char)ch;
-		} else {
-			*o++ = '%';
-			*o++ = hex[ch >> 4];
-			*o++ = hex[ch & 15];
-		}
-	}
-	if (slash)
-		*o++ = '/';
-	*o = '\0';
+	if (!enc)	/* only when out of memory, as ab_xmalloc */
+		abort();
+	out = ab_xasprintf("%s%s", enc, slash ? "/" : "");
+	curl_free(enc);
 	return out;
 }
 
