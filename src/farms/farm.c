@@ -1,6 +1,6 @@
 /* farm.c - see farm.h: opening a farm, lazy resolution, the snapshot,
- * and the services layouts use (listings, texts, checksum lists,
- * verified downloads). */
+ * and the services layouts use (listings, texts, the document's
+ * entries); checksum lists and verified downloads are farm_trust.c's. */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -187,6 +187,30 @@ int ab_farm_text(ab_farm *f, const char *url, size_t max, char **data, size_t *l
 		 ab_error *err)
 {
 	return get_page(f, url, max, data, len, err);
+}
+
+/* ---- what layouts put in the document ---- */
+
+void ab_farm_set_date(json_t *build, int64_t mtime)
+{
+	char date[32];
+	struct tm tm;
+	time_t t = (time_t)mtime;
+
+	if (mtime < 0 || !gmtime_r(&t, &tm) || !strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return;
+	json_object_set_new(build, "date", json_string(date));
+}
+
+void ab_farm_add_dir_build(json_t *builds, const ab_listing_entry *e)
+{
+	json_t *b = json_object();
+
+	json_object_set_new(b, "id", json_string(e->name));
+	json_object_set_new(b, "version", json_string(e->name));
+	json_object_set_new(b, "farm_ref", json_string(e->url));
+	ab_farm_set_date(b, e->mtime);
+	json_array_append_new(builds, b);
 }
 
 /* ---- resolution ---- */
